@@ -1,0 +1,215 @@
+"""Functions that create tensors: ``tensor``, ``zeros``, ``randn``, ... (torch's signatures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend, _dtype, _random
+from ._tensor import Tensor, _shape_args
+
+DtypeLike = Any
+DeviceLike = Any
+
+
+def _finish(array: Any, dtype: DtypeLike, device: DeviceLike, requires_grad: bool) -> Tensor:
+    np_dtype = _dtype.to_numpy_dtype(dtype)
+    data = _backend.asarray(array, np_dtype, device)
+    return Tensor._make(data).requires_grad_(requires_grad) if requires_grad else Tensor._make(data)
+
+
+def _infer_dtype(data: Any) -> np.dtype:
+    """torch.tensor's inference: Python floats become the default dtype, ints int64."""
+    array = np.asarray(data)
+    if array.dtype.kind == "f":
+        return array.dtype if isinstance(data, np.ndarray) else _dtype.get_default_dtype().np_dtype
+    if array.dtype.kind in "iu":
+        return array.dtype if isinstance(data, np.ndarray) else np.dtype(np.int64)
+    if array.dtype.kind == "b":
+        return np.dtype(np.bool_)
+    if array.dtype == object:
+        raise TypeError(
+            "tensor(): could not build a tensor from this data; for a list of tensors use "
+            "torch.stack(list), for numbers pass plain Python lists or numpy arrays"
+        )
+    raise TypeError(f"tensor(): unsupported data type {array.dtype}")
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data._numpy_view()
+    if isinstance(data, (list, tuple)):
+        return [_plain(item) for item in data]
+    return data
+
+
+def tensor(data: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+           requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (a number, nested lists, or an array)."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    data = _plain(data)
+    np_dtype = _dtype.to_numpy_dtype(dtype) or _infer_dtype(data)
+    return _finish(np.array(data, dtype=np_dtype), np_dtype, device, requires_grad)
+
+
+def as_tensor(data: Any, dtype: DtypeLike = None, device: DeviceLike = None) -> Tensor:
+    """Like ``tensor`` but shares memory with a numpy array when no conversion is needed."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray) and dtype is None and device in (None, "cpu"):
+        _dtype.from_numpy_dtype(data.dtype)
+        return Tensor._make(data)
+    return tensor(data, dtype, device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array``: writes through either are seen by both."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def _float_dtype(dtype: DtypeLike) -> np.dtype:
+    return _dtype.to_numpy_dtype(dtype) or _dtype.get_default_dtype().np_dtype
+
+
+def zeros(*size: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(_shape_args(size), _float_dtype(dtype)), dtype or _float_dtype(dtype),
+                   device, requires_grad)
+
+
+def ones(*size: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_shape_args(size), _float_dtype(dtype)), _float_dtype(dtype), device,
+                   requires_grad)
+
+
+def empty(*size: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
+    """Zeros here: uninitialised memory would make outputs non-deterministic."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size: Any, fill_value: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    np_dtype = _dtype.to_numpy_dtype(dtype) or _infer_dtype(fill_value)
+    return _finish(np.full(tuple(size), fill_value, np_dtype), np_dtype, device, requires_grad)
+
+
+def _like(fill: Any):
+    def like(other: Tensor, dtype: DtypeLike = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+        np_dtype = _dtype.to_numpy_dtype(dtype) or other._data.dtype
+        return _finish(fill(other.shape, np_dtype), np_dtype, device or other.device, requires_grad)
+
+    return like
+
+
+zeros_like = _like(np.zeros)
+ones_like = _like(np.ones)
+empty_like = zeros_like
+
+
+def full_like(other: Tensor, fill_value: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+              requires_grad: bool = False) -> Tensor:
+    np_dtype = _dtype.to_numpy_dtype(dtype) or other._data.dtype
+    return _finish(np.full(other.shape, fill_value, np_dtype), np_dtype, device or other.device,
+                   requires_grad)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: DtypeLike = None,
+           device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    np_dtype = _dtype.to_numpy_dtype(dtype) or _infer_dtype([start, end, step])
+    return _finish(np.arange(start, end, step, dtype=np_dtype), np_dtype, device, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, dtype: DtypeLike = None,
+             device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    np_dtype = _float_dtype(dtype)
+    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(np_dtype), np_dtype,
+                   device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: DtypeLike = None, device: DeviceLike = None,
+        requires_grad: bool = False) -> Tensor:
+    np_dtype = _float_dtype(dtype)
+    return _finish(np.eye(n, m, dtype=np_dtype), np_dtype, device, requires_grad)
+
+
+# ---- random: the same streams as torch's CPU generator (see _random.py) -------------------------
+
+
+def manual_seed(seed: int) -> _random.Generator:
+    """Seed the default generator; same seed, same numbers as ``torch.manual_seed``."""
+    return _random.manual_seed(seed)
+
+
+def seed() -> int:
+    return _random.default_generator.seed()
+
+
+def initial_seed() -> int:
+    return _random.default_generator.initial_seed()
+
+
+def rand(*size: Any, generator: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    np_dtype = _float_dtype(dtype)
+    return _finish(_random.rand(_shape_args(size), np_dtype, generator), np_dtype, device,
+                   requires_grad)
+
+
+def randn(*size: Any, generator: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
+    np_dtype = _float_dtype(dtype)
+    return _finish(_random.randn(_shape_args(size), np_dtype, generator), np_dtype, device,
+                   requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Any = None, *, generator: Any = None,
+            dtype: DtypeLike = None, device: DeviceLike = None,
+            requires_grad: bool = False) -> Tensor:
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    if size is None:
+        if not isinstance(high, (tuple, list)):
+            raise TypeError("randint() missing required argument 'size'")
+        low, high, size = 0, low, high
+    np_dtype = _dtype.to_numpy_dtype(dtype) or np.dtype(np.int64)
+    values = _random.randint(low, high, tuple(size), generator=generator)
+    return _finish(values.astype(np_dtype), np_dtype, device, requires_grad)
+
+
+def rand_like(other: Tensor, dtype: DtypeLike = None, device: DeviceLike = None) -> Tensor:
+    return rand(other.shape, dtype=dtype or other.dtype, device=device or other.device)
+
+
+def randn_like(other: Tensor, dtype: DtypeLike = None, device: DeviceLike = None) -> Tensor:
+    return randn(other.shape, dtype=dtype or other.dtype, device=device or other.device)
+
+
+def randperm(n: int, generator: Any = None, dtype: DtypeLike = None,
+             device: DeviceLike = None) -> Tensor:
+    return _finish(_random.randperm(n, generator), dtype or np.int64, device, False)
+
+
+def multinomial(probs: Tensor, num_samples: int, replacement: bool = False,
+                generator: Any = None) -> Tensor:
+    return Tensor._make(_random.multinomial(probs._numpy_view(), num_samples, replacement, generator))
+
+
+def bernoulli(probs: Tensor, generator: Any = None) -> Tensor:
+    return Tensor._make(_random.bernoulli(probs._numpy_view(), generator).astype(probs._data.dtype))

@@ -1,0 +1,437 @@
+"""Tensor methods and operators: thin calls into the ops, plus in-place updates.
+
+Kept apart from ``_tensor.py`` so that the class body stays about what autograd stores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .autograd.grad_mode import STATE
+from .ops import arithmetic as ar
+from .ops import linalg, nn_ops, reduction, shape
+from .ops._util import operands, result_dtype
+
+
+def _tensor_cls():
+    from ._tensor import Tensor
+
+    return Tensor
+
+
+# ---- arithmetic operators ------------------------------------------------------------------
+
+
+def _add(self, other, alpha=1):
+    return ar.Add.apply(self, other, alpha=alpha)
+
+
+def _radd(self, other):
+    return ar.Add.apply(self, other)
+
+
+def _sub(self, other, alpha=1):
+    return ar.Sub.apply(self, other, alpha=alpha)
+
+
+def _rsub(self, other):
+    return ar.Rsub.apply(self, other=other)
+
+
+def _mul(self, other):
+    return ar.Mul.apply(self, other)
+
+
+def _rmul(self, other):
+    return ar.Mul.apply(self, other)
+
+
+def _truediv(self, other):
+    return ar.Div.apply(self, other)
+
+
+def _rtruediv(self, other):
+    return self.reciprocal() * other
+
+
+def _reciprocal(self):
+    return ar.Reciprocal.apply(self)
+
+
+def _pow(self, exponent):
+    if isinstance(exponent, _tensor_cls()):
+        return ar.PowTensor.apply(self, exponent)
+    return ar.Pow.apply(self, exponent=exponent)
+
+
+def _rpow(self, base):
+    return ar.RPow.apply(self, base=base)
+
+
+def _matmul(self, other):
+    return linalg.matmul(self, other)
+
+
+def _rmatmul(self, other):
+    return linalg.matmul(other, self)
+
+
+# ---- comparisons and logic: no gradient ------------------------------------------------------
+
+
+def _comparison(ufunc):
+    def compare(self, other):
+        x, y = operands(self, other)
+        return _tensor_cls()._make(ufunc(x, y))
+
+    compare.__name__ = ufunc.__name__
+    return compare
+
+
+def _logical(ufunc):
+    def combine(self, other):
+        x, y = operands(self, other)
+        return _tensor_cls()._make(ufunc(x, y))
+
+    return combine
+
+
+def _invert(self):
+    if self._data.dtype != np.bool_:
+        return _tensor_cls()._make(~self._data)
+    return _tensor_cls()._make(np.logical_not(self._data))
+
+
+# ---- reductions --------------------------------------------------------------------------------
+
+
+def _sum(self, dim=None, keepdim=False, dtype=None):
+    from ._dtype import to_numpy_dtype
+
+    op = reduction.Sum if dim is None else reduction.SumDim
+    return op.apply(self, dim=dim, keepdim=keepdim, dtype=to_numpy_dtype(dtype))
+
+
+def _mean(self, dim=None, keepdim=False):
+    op = reduction.Mean if dim is None else reduction.MeanDim
+    return op.apply(self, dim=dim, keepdim=keepdim)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):  # var(unbiased) positional form
+        dim, unbiased = None, dim
+    return reduction.Var.apply(self, dim=dim, correction=_correction(unbiased, correction),
+                               keepdim=keepdim)
+
+
+def _std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return reduction.Std.apply(self, dim=dim, correction=_correction(unbiased, correction),
+                               keepdim=keepdim)
+
+
+def _extreme(largest: bool):
+    def extreme(self, dim=None, keepdim=False):
+        if isinstance(dim, _tensor_cls()):  # max(other): elementwise, like torch.maximum
+            return (ar.Maximum if largest else ar.Minimum).apply(self, dim)
+        if dim is None:
+            return (reduction.MaxAll if largest else reduction.MinAll).apply(self)
+        return reduction.extreme_along(self, dim, keepdim, largest)
+
+    return extreme
+
+
+def _argextreme(largest: bool):
+    def argextreme(self, dim=None, keepdim=False):
+        arg = np.argmax if largest else np.argmin
+        if dim is None:
+            return _tensor_cls()._make(np.asarray(arg(self._data), dtype=np.int64))
+        result = arg(self._data, axis=dim)
+        if keepdim:
+            result = np.expand_dims(result, dim)
+        return _tensor_cls()._make(result.astype(np.int64))
+
+    return argextreme
+
+
+def _sum_to_size(self, *size):
+    """Sum over broadcast dimensions so the result has shape ``size`` (undoes broadcasting)."""
+    target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    current = self._data.shape
+    if current == target:
+        return self
+    lead = len(current) - len(target)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(target) if n == 1 and current[lead + i] != 1
+    )
+    out = reduction.SumDim.apply(self, dim=dims, keepdim=True) if dims else self
+    return out.reshape(target) if out._data.shape != target else out
+
+
+# ---- shapes ------------------------------------------------------------------------------------
+
+
+def _shape_tuple(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return args
+
+
+def _reshape(self, *shape_args):
+    return shape.View.apply(self, shape=_shape_tuple(shape_args))
+
+
+def _view(self, *shape_args):
+    if len(shape_args) == 1 and not isinstance(shape_args[0], (int, tuple, list)):
+        return self.to(shape_args[0])  # view(dtype) is a reinterpretation in torch; rare here
+    return shape.View.apply(self, shape=_shape_tuple(shape_args), strict=True)
+
+
+def _flatten(self, start_dim=0, end_dim=-1):
+    dims = self._data.shape
+    if not dims:
+        return self.reshape(1)
+    start, end = start_dim % len(dims), end_dim % len(dims)
+    merged = int(np.prod(dims[start:end + 1], dtype=np.int64))
+    return self.reshape(*dims[:start], merged, *dims[end + 1:])
+
+
+def _squeeze(self, dim=None):
+    if dim is None:
+        return shape.Squeeze.apply(self)
+    return shape.SqueezeDim.apply(self, dim=dim)
+
+
+def _expand(self, *sizes):
+    return shape.Expand.apply(self, shape=_shape_tuple(sizes))
+
+
+def _permute(self, *dims):
+    return shape.Permute.apply(self, dims=_shape_tuple(dims))
+
+
+def _transpose(self, dim0, dim1):
+    return shape.Transpose.apply(self, dim0=dim0, dim1=dim1)
+
+
+def _big_t(self):
+    return shape.Permute.apply(self, dims=tuple(reversed(range(self._data.ndim))))
+
+
+def _getitem(self, key):
+    return shape.index(self, key)
+
+
+def _softmax(self, dim=-1, dtype=None):
+    return nn_ops.Softmax.apply(self, dim=dim)
+
+
+def _log_softmax(self, dim=-1, dtype=None):
+    return nn_ops.LogSoftmax.apply(self, dim=dim)
+
+
+def _clamp(self, min=None, max=None):  # noqa: A002 - torch's keyword names
+    return ar.Clamp.apply(self, min=min, max=max)
+
+
+def _sign(self):
+    return _tensor_cls()._make(np.sign(self._data))
+
+
+# ---- in place ------------------------------------------------------------------------------------
+
+_LEAF_IN_PLACE = (
+    "a leaf Variable that requires grad is being used in an in-place operation. (Updating "
+    "weights? Do it inside `with torch.no_grad():`, or change a copy made with .clone().)"
+)
+
+
+def _write(self, result_data) -> None:
+    """Store new values into this tensor's own storage (views see them) and bump the version."""
+    target = self._data
+    if result_data.dtype != target.dtype and not np.can_cast(
+        result_data.dtype, target.dtype, "same_kind"
+    ):
+        names = {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}
+        raise RuntimeError(
+            f"result type {names.get(result_data.dtype.kind, result_data.dtype)} can't be cast "
+            f"to the desired output type {names.get(target.dtype.kind, target.dtype)}"
+        )
+    target[...] = result_data
+    self._vc[0] += 1
+
+
+def _in_place(self, compute):
+    """Run ``compute(tensor) -> Tensor`` and make its result this tensor's new value.
+
+    When a graph is recorded, this tensor takes over the result's ``grad_fn`` and the old
+    value lives on, as a copy, inside the graph (torch rebases history the same way).
+    """
+    if STATE.enabled:
+        if self.grad_fn is None and self._requires_grad:
+            raise RuntimeError(_LEAF_IN_PLACE)
+        old = self
+        if self._requires_grad:
+            old = _tensor_cls()._make(self._data.copy(), True, self.grad_fn, self._output_nr)
+        result = compute(old)
+        _write(self, result._data)
+        if result._requires_grad:
+            self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, 0, True
+        return self
+    _write(self, compute(self)._data)
+    return self
+
+
+def _inplace_method(fn):
+    def method(self, *args, **kwargs):
+        return _in_place(self, lambda t: fn(t, *args, **kwargs))
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _fill_(self, value):
+    if STATE.enabled and (self._requires_grad or getattr(value, "_requires_grad", False)):
+        return _in_place(self, lambda t: t * 0 + value)
+    _write(self, np.broadcast_to(np.asarray(getattr(value, "_data", value), self._data.dtype),
+                                 self._data.shape))
+    return self
+
+
+def _zero_(self):
+    return _fill_(self, 0)
+
+
+def _copy_(self, src):
+    return _in_place(self, lambda t: t * 0 + src.to(self.dtype).expand(self._data.shape))
+
+
+def _setitem(self, key, value):
+    Tensor = _tensor_cls()
+    if STATE.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        if self.grad_fn is None and self._requires_grad:
+            raise RuntimeError(_LEAF_IN_PLACE)
+        raise NotImplementedError(
+            "miniautograd supports index assignment only on tensors that need no gradient "
+            "(or inside torch.no_grad()); torch records it as CopySlices. Build the result with "
+            "torch.where(mask, value, t) instead."
+        )
+    data = value._data if isinstance(value, Tensor) else value
+    self._data[shape.unwrap_key(key)] = data
+    self._vc[0] += 1
+
+
+def _uniform_(self, a=0.0, b=1.0, generator=None):
+    from . import _random
+
+    with_no_grad_write(self, _random.uniform_(self._data.shape, a, b, self._data.dtype, generator))
+    return self
+
+
+def _normal_(self, mean=0.0, std=1.0, generator=None):
+    from . import _random
+
+    with_no_grad_write(self, _random.normal_(self._data.shape, mean, std, self._data.dtype, generator))
+    return self
+
+
+def with_no_grad_write(self, values) -> None:
+    """Initialisers (uniform_, normal_) write like torch's: a leaf in place, under no_grad."""
+    if STATE.enabled and self.grad_fn is None and self._requires_grad:
+        raise RuntimeError(_LEAF_IN_PLACE)
+    from . import _backend
+
+    _write(self, _backend.asarray(values, self._data.dtype, self.device))
+
+
+def _promote_like(self, other):
+    return result_dtype(self, other)
+
+
+def install(Tensor) -> None:  # noqa: N803 - the class being extended
+    """Attach operators and methods to ``Tensor``."""
+    methods: dict[str, Any] = {
+        "__add__": _add, "__radd__": _radd, "add": _add,
+        "__sub__": _sub, "__rsub__": _rsub, "sub": _sub,
+        "__mul__": _mul, "__rmul__": _rmul, "mul": _mul,
+        "__truediv__": _truediv, "__rtruediv__": _rtruediv, "div": _truediv,
+        "__pow__": _pow, "__rpow__": _rpow, "pow": _pow,
+        "__matmul__": _matmul, "__rmatmul__": _rmatmul, "matmul": _matmul,
+        "mm": lambda self, other: linalg.Mm.apply(self, other),
+        "mv": lambda self, vec: linalg.Mv.apply(self, vec),
+        "dot": lambda self, other: linalg.Dot.apply(self, other),
+        "__neg__": lambda self: ar.Neg.apply(self), "neg": lambda self: ar.Neg.apply(self),
+        "__pos__": lambda self: self,
+        "__abs__": lambda self: ar.Abs.apply(self),
+        "reciprocal": _reciprocal,
+        "exp": lambda self: ar.Exp.apply(self),
+        "log": lambda self: ar.Log.apply(self),
+        "sqrt": lambda self: ar.Sqrt.apply(self),
+        "sin": lambda self: ar.Sin.apply(self),
+        "cos": lambda self: ar.Cos.apply(self),
+        "tanh": lambda self: ar.Tanh.apply(self),
+        "sigmoid": lambda self: ar.Sigmoid.apply(self),
+        "relu": lambda self: ar.Relu.apply(self),
+        "abs": lambda self: ar.Abs.apply(self),
+        "sign": _sign,
+        "clamp": _clamp, "clip": _clamp,
+        "maximum": lambda self, other: ar.Maximum.apply(self, other),
+        "minimum": lambda self, other: ar.Minimum.apply(self, other),
+        "softmax": _softmax, "log_softmax": _log_softmax,
+        "__eq__": _comparison(np.equal), "eq": _comparison(np.equal),
+        "__ne__": _comparison(np.not_equal), "ne": _comparison(np.not_equal),
+        "__lt__": _comparison(np.less), "lt": _comparison(np.less),
+        "__le__": _comparison(np.less_equal), "le": _comparison(np.less_equal),
+        "__gt__": _comparison(np.greater), "gt": _comparison(np.greater),
+        "__ge__": _comparison(np.greater_equal), "ge": _comparison(np.greater_equal),
+        "__and__": _logical(np.logical_and), "__or__": _logical(np.logical_or),
+        "__xor__": _logical(np.logical_xor), "__invert__": _invert,
+        "logical_not": _invert,
+        "any": lambda self: _tensor_cls()._make(np.any(self._data)),
+        "all": lambda self: _tensor_cls()._make(np.all(self._data)),
+        "allclose": lambda self, other, rtol=1e-5, atol=1e-8, equal_nan=False: bool(
+            np.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        ),
+        "equal": lambda self, other: bool(
+            self._data.shape == other._data.shape and np.array_equal(self._data, other._data)
+        ),
+        "sum": _sum, "mean": _mean, "var": _var, "std": _std,
+        "max": _extreme(True), "min": _extreme(False),
+        "argmax": _argextreme(True), "argmin": _argextreme(False),
+        "sum_to_size": _sum_to_size,
+        "reshape": _reshape, "view": _view, "flatten": _flatten,
+        "view_as": lambda self, other: _view(self, other.shape),
+        "reshape_as": lambda self, other: _reshape(self, other.shape),
+        "squeeze": _squeeze,
+        "unsqueeze": lambda self, dim: shape.Unsqueeze.apply(self, dim=dim),
+        "expand": _expand, "expand_as": lambda self, other: _expand(self, other.shape),
+        "permute": _permute, "transpose": _transpose,
+        "t": lambda self: shape.T.apply(self),
+        "T": property(_big_t), "mT": property(lambda self: self.transpose(-2, -1)),
+        "__getitem__": _getitem, "__setitem__": _setitem,
+        "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
+        "uniform_": _uniform_, "normal_": _normal_,
+    }
+    for name, compute in {
+        "add": _add, "sub": _sub, "mul": _mul, "div": _truediv, "pow": _pow, "clamp": _clamp,
+        "exp": methods["exp"], "relu": methods["relu"], "sigmoid": methods["sigmoid"],
+        "tanh": methods["tanh"], "neg": methods["neg"], "sqrt": methods["sqrt"],
+        "abs": methods["abs"], "log": methods["log"],
+    }.items():
+        methods[name + "_"] = _inplace_method(compute)
+    methods["clamp_min"] = lambda self, min: _clamp(self, min=min)  # noqa: A006
+    methods["__iadd__"] = methods["add_"]
+    methods["__isub__"] = methods["sub_"]
+    methods["__imul__"] = methods["mul_"]
+    methods["__itruediv__"] = methods["div_"]
+    for name, value in methods.items():
+        setattr(Tensor, name, value)

@@ -1,0 +1,255 @@
+"""The backward pass: an iterative walk over the graph, in the order torch's engine uses.
+
+1. Count, for every node reachable from the roots, how many edges point into it.
+2. Start from a root node holding the initial gradients. A node runs once every edge into it
+   has delivered its gradient (its count reaches 0); among the nodes ready to run, the most
+   recently created runs first. No recursion, so a graph a million nodes deep is fine.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .function import edge_to
+from .grad_mode import set_grad_enabled
+from .graph import AccumulateGrad, GraphRoot, Node
+
+
+def _as_tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
+    if len(grads) == 0:
+        grads = (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"got {len(grads)} tensors in grad_outputs / gradient but {len(outputs)} outputs; "
+            "pass one gradient per output"
+        )
+    result = []
+    for index, (out, grad) in enumerate(zip(outputs, grads)):
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {index} of tensors does not require grad and does not have a grad_fn. "
+                "Set requires_grad=True on the inputs (leaves) before computing it, and do not "
+                "compute it under no_grad() or from a detach()ed tensor."
+            )
+        if grad is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs. For a tensor "
+                    f"output of shape {list(out.shape)}, pass `gradient=` (the vector v in the "
+                    "vector-Jacobian product v^T J, e.g. torch.ones_like(out)), or reduce it to "
+                    "a scalar first (out.sum())."
+                )
+            grad = Tensor._make(np.ones_like(out._data))
+        elif not isinstance(grad, Tensor):
+            grad = Tensor._make(np.asarray(grad, dtype=out._data.dtype))
+        elif grad._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
+                f"output[{index}] has a shape of {out.shape}. The gradient must have the "
+                "output's shape."
+            )
+        result.append(grad if create_graph else grad.detach())
+    return tuple(result)
+
+
+def _dependencies(root: Node) -> dict[Node, int]:
+    """How many edges point into each node reachable from ``root``."""
+    counts: dict[Node, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            if child in counts:
+                counts[child] += 1
+            else:
+                counts[child] = 1
+                stack.append(child)
+    return counts
+
+
+def _needed(root: Node, targets: set[Node]) -> set[Node]:
+    """Nodes from which some target can be reached: the only ones autograd.grad must run."""
+    needed: set[Node] = set()
+    visited: set[Node] = {root}
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, position = stack[-1]
+        edges = node.next_functions
+        if position < len(edges):
+            stack[-1] = (node, position + 1)
+            child = edges[position][0]
+            if child is not None and child not in visited:
+                visited.add(child)
+                stack.append((child, 0))
+            continue
+        stack.pop()
+        if node in targets or any(c in needed for c, _ in edges if c is not None):
+            needed.add(node)
+    return needed
+
+
+def _run_tensor_hooks(node: Node, grads: list) -> None:
+    hooks = node.variable._hooks if isinstance(node, AccumulateGrad) else node._tensor_pre_hooks
+    if hooks:
+        for entry in list(hooks):
+            output_nr, hook = (0, entry) if isinstance(node, AccumulateGrad) else entry
+            if grads[output_nr] is not None:
+                replaced = hook(grads[output_nr])
+                if replaced is not None:
+                    grads[output_nr] = replaced
+    if node._retained:
+        for output_nr, ref in node._retained.items():
+            tensor, grad = ref(), grads[output_nr]
+            if tensor is None or grad is None:
+                continue
+            if tensor._grad is None:
+                tensor._grad = grad._detached_copy() if not grad._requires_grad else grad
+            else:
+                tensor._grad = tensor._grad + grad
+
+
+def execute(
+    roots: tuple,
+    grads: tuple,
+    retain_graph: bool,
+    create_graph: bool,
+    capture: Sequence[tuple[Node, int]] | None = None,
+) -> list | None:
+    """Run backward from ``roots``. With ``capture`` (autograd.grad), return the gradients
+    arriving at those edges instead of accumulating into leaves' ``.grad``."""
+    root = GraphRoot(tuple(edge_to(t) for t in roots), grads)
+    dependencies = _dependencies(root)
+    targets = {node for node, _ in capture} if capture is not None else set()
+    needed = _needed(root, targets) if capture is not None else None
+    captured: dict[tuple[Node, int], Any] = {}
+    buffers: dict[Node, list] = {}
+    ready = [(-root._seq, root)]
+    with set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[1]
+            if node is root:
+                grad_inputs = root.apply()
+            else:
+                grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
+                _run_tensor_hooks(node, grad_outputs)
+                if node in targets:
+                    for output_nr, grad in enumerate(grad_outputs):
+                        captured[(node, output_nr)] = grad
+                if needed is not None and (node not in needed or isinstance(node, AccumulateGrad)):
+                    grad_inputs = (None,) * len(node.next_functions)
+                else:
+                    grad_inputs = _call(node, grad_outputs)
+                    if not retain_graph:
+                        release = getattr(node, "_release", None)
+                        if release is not None:
+                            release()
+            for (child, output_nr), grad in zip(node.next_functions, grad_inputs):
+                if child is None:
+                    continue
+                if grad is not None:
+                    buffer = buffers.get(child)
+                    if buffer is None:
+                        buffer = buffers[child] = [None] * child._num_outputs
+                    previous = buffer[output_nr]
+                    buffer[output_nr] = grad if previous is None else previous + grad
+                remaining = dependencies[child] - 1
+                dependencies[child] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-child._seq, child))
+    if capture is None:
+        return None
+    return [captured.get(edge) for edge in capture]
+
+
+def _call(node: Node, grad_outputs: list) -> tuple:
+    if node._pre_hooks:
+        for hook in node._pre_hooks:
+            replaced = hook(tuple(grad_outputs))
+            if replaced is not None:
+                grad_outputs = list(replaced)
+    if all(g is None for g in grad_outputs):
+        return (None,) * len(node.next_functions)
+    grad_inputs = node.apply(*grad_outputs)
+    if node._post_hooks:
+        for hook in node._post_hooks:
+            replaced = hook(tuple(grad_inputs), tuple(grad_outputs))
+            if replaced is not None:
+                grad_inputs = tuple(replaced)
+    return grad_inputs
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (``torch.autograd.backward``)."""
+    outputs = _as_tuple(tensors)
+    grads = _initial_grads(outputs, _as_tuple(grad_tensors), create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        results = execute(outputs, grads, retain_graph, create_graph, _capture_edges(inputs))
+        with set_grad_enabled(create_graph):
+            for tensor, result in zip(inputs, results):
+                if result is not None:
+                    AccumulateGrad(tensor).apply(result)
+        return
+    execute(outputs, grads, retain_graph, create_graph)
+
+
+def _capture_edges(inputs: tuple) -> list[tuple[Node, int]]:
+    edges = []
+    for index, tensor in enumerate(inputs):
+        if not isinstance(tensor, Tensor) or not tensor._requires_grad:
+            raise RuntimeError(
+                f"One of the differentiated Tensors (input {index}) does not require grad. Set "
+                "requires_grad=True on it before building the graph."
+            )
+        edges.append(edge_to(tensor))
+    return edges
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """Return d(outputs)/d(inputs) without touching any ``.grad`` (``torch.autograd.grad``)."""
+    outputs_t = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    grads = _initial_grads(outputs_t, _as_tuple(grad_outputs), create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    results = execute(outputs_t, grads, retain_graph, create_graph, _capture_edges(inputs_t))
+    for index, result in enumerate(results):
+        if result is None and not (allow_unused or materialize_grads):
+            raise RuntimeError(
+                "One of the differentiated Tensors appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+        if result is None and materialize_grads:
+            results[index] = Tensor._make(np.zeros_like(inputs_t[index]._data))
+    return tuple(results)

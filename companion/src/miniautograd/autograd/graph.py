@@ -1,0 +1,112 @@
+"""Backward-graph nodes: what ``tensor.grad_fn`` points to.
+
+A node knows the edges to the nodes that produced its inputs (``next_functions``), runs its
+backward formula in ``apply`` and can carry hooks. Leaves that require grad end in an
+``AccumulateGrad`` node, whose ``variable`` is the leaf whose ``.grad`` it fills.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+_sequence_numbers = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook: Any) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Node:
+    """A function in the backward graph (``torch.autograd.graph.Node``)."""
+
+    next_functions: tuple[tuple[Node | None, int], ...] = ()
+    _num_outputs = 1
+
+    def __init__(self) -> None:
+        # Later nodes run first when several are ready: torch's engine orders by this number.
+        self._seq = next(_sequence_numbers)
+        self._pre_hooks: list[Callable] | None = None
+        self._post_hooks: list[Callable] | None = None
+        self._tensor_pre_hooks: list[tuple[int, Callable]] | None = None
+        self._retained: dict[int, Any] | None = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def apply(self, *grad_outputs: Any) -> tuple:
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs: Any) -> tuple:
+        return self.apply(*grad_outputs)
+
+    def register_prehook(self, hook: Callable) -> RemovableHandle:
+        """``hook(grad_outputs) -> None | new grad_outputs`` runs before this node's backward."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(hook)
+        return RemovableHandle(self._pre_hooks, hook)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(grad_inputs, grad_outputs) -> None | new grad_inputs`` runs after backward."""
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(hook)
+        return RemovableHandle(self._post_hooks, hook)
+
+    def _register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = []
+        entry = (output_nr, hook)
+        self._tensor_pre_hooks.append(entry)
+        return RemovableHandle(self._tensor_pre_hooks, entry)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object>"
+
+
+class AccumulateGrad(Node):
+    """The end of the graph for a leaf: adds the incoming gradient to ``variable.grad``."""
+
+    def __init__(self, variable: Any) -> None:
+        super().__init__()
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grad: Any) -> tuple:
+        from .grad_mode import STATE
+
+        leaf = self.variable
+        if leaf._grad is None:
+            # Own the storage: the incoming buffer may be shared (a user's `gradient`, say).
+            leaf._grad = grad if STATE.enabled else grad._detached_copy()
+        elif STATE.enabled:  # create_graph=True: keep the sum differentiable
+            leaf._grad = leaf._grad + grad
+        else:
+            leaf._grad._data += grad._data
+        return ()
+
+
+class GraphRoot(Node):
+    """Hands the initial gradients to the roots of a backward call."""
+
+    def __init__(self, edges: tuple, grads: tuple) -> None:
+        super().__init__()
+        self.next_functions = edges
+        self._grads = grads
+
+    def apply(self) -> tuple:
+        return self._grads

@@ -1,0 +1,61 @@
+"""``nn.functional``: stateless layers and losses."""
+
+from __future__ import annotations
+
+from .. import _random
+from .._tensor import Tensor
+from ..ops import linalg, nn_ops
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - torch's name
+    return input.relu_() if inplace else input.relu()
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return input.tanh()
+
+
+def softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    return nn_ops.Softmax.apply(input, dim=dim)
+
+
+def log_softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    return nn_ops.LogSoftmax.apply(input, dim=dim)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``input @ weight.T + bias``, recorded as ``AddmmBackward0`` for 2-D input like torch."""
+    if bias is not None and input.dim() == 2:
+        return linalg.Addmm.apply(bias, input, weight.t())
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    return nn_ops.MseLoss.apply(input, target, reduction=reduction)
+
+
+def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    return nn_ops.NllLoss.apply(input, target=target, reduction=reduction)
+
+
+def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Log-softmax over classes (dim 1) followed by the negative log-likelihood."""
+    return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, reduction)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Zero each element with probability p and scale the rest by 1/(1-p) (training only)."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input * 0
+    keep = _random.bernoulli_(input.shape, 1 - p, input._data.dtype)
+    mask = Tensor._make(keep / (1 - p))
+    return input * mask

@@ -1,0 +1,305 @@
+"""``nn.Module`` and the layers the book uses."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import _backend
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from . import functional as F
+from .parameter import Parameter
+
+
+class Module:
+    """Base class: assigning a Parameter or Module attribute registers it."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                "cannot assign attributes before Module.__init__() call; call "
+                "super().__init__() first in your __init__"
+            )
+        for registry in (self._parameters, self._modules, self._buffers):
+            registry.pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        for registry in ("_parameters", "_modules", "_buffers"):
+            values = self.__dict__.get(registry)
+            if values is not None and name in values:
+                return values[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
+        self._buffers[name] = tensor
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        self._modules[name] = module
+
+    # ---- traversal ---------------------------------------------------------------------------
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def children(self) -> Iterator[Module]:
+        yield from (m for m in self._modules.values() if m is not None)
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, param in module._parameters.items():
+                if param is None or id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), param
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ---- modes and state -------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for param in self.parameters():
+            if set_to_none:
+                param.grad = None
+            elif param._grad is not None:
+                param._grad.zero_()
+
+    def state_dict(self) -> OrderedDict[str, Tensor]:
+        state: OrderedDict[str, Tensor] = OrderedDict()
+        for prefix, module in self.named_modules():
+            for name, value in [*module._parameters.items(), *module._buffers.items()]:
+                if value is not None:
+                    state[f"{prefix}.{name}" if prefix else name] = value.detach()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> Any:
+        """Copy values in place; also accepts a torch ``state_dict`` (any array-like values)."""
+        own = self.state_dict()
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}: missing keys "
+                f"{missing}, unexpected keys {unexpected}"
+            )
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    value = state_dict[key]
+                    array = value.detach().cpu().numpy() if hasattr(value, "detach") else value
+                    array = np.asarray(array, dtype=target._data.dtype)
+                    if array.shape != target._data.shape:
+                        raise RuntimeError(
+                            f"size mismatch for {key}: copying a param with shape "
+                            f"{list(array.shape)}, the shape in current model is "
+                            f"{list(target.shape)}."
+                        )
+                    target._data[...] = _backend.asarray(array, None, target.device)
+                    target._vc[0] += 1
+        return missing, unexpected
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        for module in self.modules():
+            for registry in (module._parameters, module._buffers):
+                for name, value in registry.items():
+                    if value is None:
+                        continue
+                    moved = value.detach().to(*args, **kwargs)
+                    value._data = moved._data  # keep the same Parameter object (optimizers hold it)
+        return self
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def cuda(self) -> Module:
+        return self.to("cuda")
+
+    def double(self) -> Module:
+        return self.to(np.float64)
+
+    def float(self) -> Module:
+        return self.to(np.float32)
+
+    # ---- printing ------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"({name}): " + repr(child).replace("\n", "\n  ")
+                 for name, child in self._modules.items()]
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        body = "\n  ".join(([extra] if extra else []) + lines)
+        return f"{type(self).__name__}(\n  {body}\n)"
+
+
+class Linear(Module):
+    """y = x @ W^T + b, initialised like torch (uniform in +-1/sqrt(in_features))."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        from .._creation import empty
+
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
+        self.bias = Parameter(empty(out_features, dtype=dtype, device=device)) if bias else None
+        if not bias:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # torch: kaiming_uniform_(weight, a=sqrt(5)), computed with the same float steps.
+        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+        bound = math.sqrt(3.0) * (gain / math.sqrt(self.in_features))
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                bias_bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+                self.bias.uniform_(-bias_bound, bias_bound)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - torch's name
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Sequential(Module):
+    """Modules applied one after another."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(modules):
+                self.add_module(str(index), module)
+
+    def forward(self, input: Any) -> Any:  # noqa: A002 - torch's name
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    def __getitem__(self, index: int) -> Module:
+        return list(self._modules.values())[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+class ReLU(Module):
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.relu()
+
+
+class Tanh(Module):
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.tanh()
+
+
+class Sigmoid(Module):
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.sigmoid()
+
+
+class Softmax(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.softmax(input, -1 if self.dim is None else self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Dropout(Module):
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        self.p = p
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace=False"
+
+
+class MSELoss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.mse_loss(input, target, self.reduction)
+
+
+class CrossEntropyLoss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.cross_entropy(input, target, self.reduction)

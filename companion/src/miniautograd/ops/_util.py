@@ -1,0 +1,89 @@
+"""Helpers shared by the op modules: torch's type promotion and gradient reduction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import get_default_dtype
+from .._tensor import Tensor
+
+_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2}
+
+
+def _scalar_dtype(value: Any) -> np.dtype:
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(value, (int, np.integer)):
+        return np.dtype(np.int64)
+    return get_default_dtype().np_dtype
+
+
+def result_dtype(*values: Any) -> np.dtype:
+    """torch's promotion: tensors with dimensions outrank 0-d tensors, which outrank numbers,
+    unless a lower-ranked value brings a higher category (bool < integer < floating)."""
+    ranked: tuple[list, list, list] = ([], [], [])
+    for value in values:
+        if isinstance(value, Tensor):
+            ranked[0 if value._data.ndim else 1].append(value._data.dtype)
+        else:
+            ranked[2].append(_scalar_dtype(value))
+    category = max(_CATEGORY[d.kind] for group in ranked for d in group)
+    for group in ranked:
+        in_category = [d for d in group if _CATEGORY[d.kind] == category]
+        if in_category:
+            return np.result_type(*in_category)
+    raise AssertionError("unreachable: some value has the top category")
+
+
+def operands(a: Any, b: Any) -> tuple[Any, Any]:
+    """Arrays (or numbers) for a binary op, cast to the dtype torch would compute in."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        x, y = a._data, b._data
+        if x.dtype == y.dtype:
+            if type(x) is not type(y):
+                raise_device_mismatch(a, b)
+            return x, y
+    elif isinstance(a, Tensor) and isinstance(b, float) and a._data.dtype.kind == "f":
+        return a._data, b
+    dtype = result_dtype(a, b)
+    return _cast(a, dtype), _cast(b, dtype)
+
+
+def _cast(value: Any, dtype: np.dtype) -> Any:
+    if isinstance(value, Tensor):
+        data = value._data
+        return data if data.dtype == dtype else data.astype(dtype)
+    return np.asarray(value, dtype=dtype)
+
+
+def raise_device_mismatch(a: Tensor, b: Tensor) -> None:
+    raise RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{a.device} and {b.device}! Move one of them with .to(other.device)."
+    )
+
+
+def as_saved(value: Any, like: Any) -> Tensor:
+    """A tensor to save for backward: the input itself, or a Python number as a 0-d tensor."""
+    if isinstance(value, Tensor):
+        return value
+    return Tensor._make(np.asarray(value, dtype=getattr(like, "dtype", None)))
+
+
+def meta(value: Any) -> tuple | None:
+    """What backward needs to shape a gradient for an input: (shape, dtype), None for numbers."""
+    return (value._data.shape, value._data.dtype) if isinstance(value, Tensor) else None
+
+
+def reduce_grad(grad: Tensor, input_meta: tuple | None) -> Tensor | None:
+    """Undo broadcasting (sum over broadcast dims) and cast back to the input's dtype."""
+    if input_meta is None:
+        return None
+    shape, dtype = input_meta
+    if grad._data.shape != shape:
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != dtype:
+        grad = grad.to(dtype)
+    return grad

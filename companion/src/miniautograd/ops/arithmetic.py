@@ -1,0 +1,445 @@
+"""Elementwise operations. Each backward is the local derivative times the incoming gradient,
+written with tensor operations so that it can itself be differentiated (double backward)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import as_saved, meta, operands, reduce_grad
+
+# ---- binary arithmetic -----------------------------------------------------------------------
+
+
+class Add(Op):
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y = operands(a, b)
+        ctx.meta = (meta(a), meta(b))
+        ctx.alpha = alpha
+        return x + y if alpha == 1 else x + alpha * y
+
+    @staticmethod
+    def backward(ctx, grad):
+        meta_a, meta_b = ctx.meta
+        grad_b = grad if ctx.alpha == 1 else grad * ctx.alpha
+        return reduce_grad(grad, meta_a), reduce_grad(grad_b, meta_b)
+
+
+class Sub(Op):
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y = operands(a, b)
+        ctx.meta = (meta(a), meta(b))
+        ctx.alpha = alpha
+        return x - y if alpha == 1 else x - alpha * y
+
+    @staticmethod
+    def backward(ctx, grad):
+        meta_a, meta_b = ctx.meta
+        return reduce_grad(grad, meta_a), reduce_grad(-grad * ctx.alpha, meta_b)
+
+
+class Rsub(Op):
+    """``number - tensor``: torch records it as ``RsubBackward1`` with one input."""
+
+    _node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, other=0):
+        x, y = operands(a, other)
+        return y - x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Mul(Op):
+    _node_name = "MulBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = operands(a, b)
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(
+                as_saved(a, x) if ctx.needs_input_grad[1] else None,
+                as_saved(b, x) if ctx.needs_input_grad[0] else None,
+            )
+            ctx.meta = (meta(a), meta(b))
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        meta_a, meta_b = ctx.meta
+        return (
+            reduce_grad(grad * b, meta_a) if b is not None else None,
+            reduce_grad(grad * a, meta_b) if a is not None else None,
+        )
+
+
+class Div(Op):
+    _node_name = "DivBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = operands(a, b)
+        if x.dtype.kind != "f":  # true division of integers gives the default float dtype
+            from .._dtype import get_default_dtype
+
+            x, y = x.astype(get_default_dtype().np_dtype), np.asarray(y).astype(
+                get_default_dtype().np_dtype
+            )
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.save_for_backward(
+                as_saved(a, x) if ctx.needs_input_grad[1] else None, as_saved(b, x)
+            )
+            ctx.meta = (meta(a), meta(b))
+        return x / y
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        meta_a, meta_b = ctx.meta
+        grad_a = reduce_grad(grad / b, meta_a) if ctx.needs_input_grad[0] else None
+        grad_b = reduce_grad(-grad * a / (b * b), meta_b) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Pow(Op):
+    """``tensor ** number``."""
+
+    _node_name = "PowBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, exponent=1.0):
+        x, e = operands(a, exponent)
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        return x**e
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        if ctx.exponent == 0:
+            return grad * 0
+        return grad * (ctx.exponent * a ** (ctx.exponent - 1))
+
+
+class PowTensor(Op):
+    """``tensor ** tensor``."""
+
+    _node_name = "PowBackward1"
+    _saved_names = ("self", "exponent")
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = operands(a, b)
+        ctx.save_for_backward(a, b)
+        ctx.meta = (meta(a), meta(b))
+        return x**y
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        meta_a, meta_b = ctx.meta
+        grad_a = reduce_grad(grad * b * a ** (b - 1), meta_a) if ctx.needs_input_grad[0] else None
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            # d(a**b)/db = a**b * log(a); torch defines it as 0 where a == 0 and b >= 0.
+            safe = where((a == 0) & (b >= 0), 0.0, ctx.result * a.log())
+            grad_b = reduce_grad(grad * safe, meta_b)
+        return grad_a, grad_b
+
+
+class RPow(Op):
+    """``number ** tensor``."""
+
+    _node_name = "PowBackward2"
+    _saved_names = ("exponent",)
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, exponent_tensor, base=1.0):
+        x, b = operands(exponent_tensor, base)
+        ctx.base = base
+        return b**x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.result * float(np.log(ctx.base))
+
+
+# ---- unary maths -------------------------------------------------------------------------------
+
+
+class Neg(Op):
+    _node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Reciprocal(Op):
+    _node_name = "ReciprocalBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a):
+        data = a._data
+        if data.dtype.kind != "f":
+            from .._dtype import get_default_dtype
+
+            data = data.astype(get_default_dtype().np_dtype)
+        return 1 / data
+
+    @staticmethod
+    def backward(ctx, grad):
+        result = ctx.result
+        return -grad * result * result
+
+
+class Exp(Op):
+    _node_name = "ExpBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.exp(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.result
+
+
+class Log(Op):
+    _node_name = "LogBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Sqrt(Op):
+    _node_name = "SqrtBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sqrt(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / (2 * ctx.result)
+
+
+class Sin(Op):
+    _node_name = "SinBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Op):
+    _node_name = "CosBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * a.sin()
+
+
+class Tanh(Op):
+    _node_name = "TanhBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.tanh(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        result = ctx.result
+        return grad * (1 - result * result)
+
+
+class Sigmoid(Op):
+    _node_name = "SigmoidBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        # exp(-|x|) never overflows; pick the algebraically equal form for each sign.
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        result = ctx.result
+        return grad * (result * (1 - result))
+
+
+class Relu(Op):
+    _node_name = "ReluBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.maximum(a._data, 0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (ctx.result > 0)
+
+
+class Abs(Op):
+    _node_name = "AbsBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.sign()
+
+
+class Clamp(Op):
+    _node_name = "ClampBackward1"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, min=None, max=None):  # noqa: A002 - torch's keyword names
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        ctx.save_for_backward(a)
+        ctx.bounds = (min, max)
+        data = a._data
+        low = -np.inf if min is None else min
+        high = np.inf if max is None else max
+        return np.clip(data, low, high).astype(data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        low, high = ctx.bounds
+        inside = Tensor._make(np.ones(a._data.shape, dtype=bool))
+        if low is not None:
+            inside = inside & (a >= low)
+        if high is not None:
+            inside = inside & (a <= high)
+        return grad * inside
+
+
+class Maximum(Op):
+    _node_name = "MaximumBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = operands(a, b)
+        ctx.save_for_backward(a, b)
+        ctx.meta = (meta(a), meta(b))
+        return np.maximum(x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _split_ties(ctx, grad, lambda a, b: a > b)
+
+
+class Minimum(Op):
+    _node_name = "MinimumBackward0"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = operands(a, b)
+        ctx.save_for_backward(a, b)
+        ctx.meta = (meta(a), meta(b))
+        return np.minimum(x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _split_ties(ctx, grad, lambda a, b: a < b)
+
+
+def _split_ties(ctx, grad: Tensor, wins) -> tuple:
+    """The winner takes the gradient; on a tie each side gets half (torch's convention)."""
+    a, b = ctx.saved_tensors
+    meta_a, meta_b = ctx.meta
+    share = where(a == b, grad / 2, grad)
+    return (
+        reduce_grad(where(wins(b, a), 0.0, share), meta_a),
+        reduce_grad(where(wins(a, b), 0.0, share), meta_b),
+    )
+
+
+class Where(Op):
+    _node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, condition=None):
+        x, y = operands(a, b)
+        ctx.condition = condition
+        ctx.meta = (meta(a), meta(b))
+        return np.where(condition._data, x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        meta_a, meta_b = ctx.meta
+        zero = grad * 0
+        return (
+            reduce_grad(where(ctx.condition, grad, zero), meta_a),
+            reduce_grad(where(ctx.condition, zero, grad), meta_b),
+        )
+
+
+def where(condition: Tensor, a: Any, b: Any) -> Tensor:
+    """``torch.where(condition, a, b)``: elements of ``a`` where condition holds, else ``b``."""
+    if not isinstance(condition, Tensor):
+        condition = Tensor._make(np.asarray(condition))
+    if condition._data.dtype != np.bool_:
+        condition = Tensor._make(condition._data.astype(bool))
+    return Where.apply(a, b, condition=condition)

@@ -1,0 +1,160 @@
+"""Matrix products. For C = A @ B, dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import meta, raise_device_mismatch, reduce_grad
+
+
+def _check_pair(a: Tensor, b: Tensor, name: str) -> None:
+    if type(a._data) is not type(b._data):
+        raise_device_mismatch(a, b)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype} "
+            f"(in {name}); convert one with .to(other.dtype)"
+        )
+
+
+class Mm(Op):
+    _node_name = "MmBackward0"
+    _saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = a._data, b._data
+        if x.ndim != 2 or y.ndim != 2:
+            raise RuntimeError(f"{'self' if x.ndim != 2 else 'mat2'} must be a matrix")
+        _check_pair(a, b, "mm")
+        if x.shape[1] != y.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                f"{y.shape[0]}x{y.shape[1]})"
+            )
+        ctx.save_for_backward(
+            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
+        )
+        return x @ y
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (
+            grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
+            a.t().mm(grad) if ctx.needs_input_grad[1] else None,
+        )
+
+
+class Addmm(Op):
+    """``bias + mat1 @ mat2`` in one node: what ``nn.Linear`` records, as in torch."""
+
+    _node_name = "AddmmBackward0"
+    _saved_names = ("mat1", "mat2")
+
+    @staticmethod
+    def forward(ctx, bias, mat1, mat2):
+        _check_pair(mat1, mat2, "addmm")
+        ctx.save_for_backward(mat1, mat2)
+        ctx.bias_meta = meta(bias)
+        return bias._data + mat1._data @ mat2._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat1, mat2 = ctx.saved_tensors
+        need_bias, need_1, need_2 = ctx.needs_input_grad
+        return (
+            reduce_grad(grad, ctx.bias_meta) if need_bias else None,
+            grad.mm(mat2.t()) if need_1 else None,
+            mat1.t().mm(grad) if need_2 else None,
+        )
+
+
+class Dot(Op):
+    _node_name = "DotBackward0"
+    _saved_names = ("self", "tensor")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_pair(a, b, "dot")
+        ctx.save_for_backward(a, b)
+        return np.dot(a._data, b._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * b, grad * a
+
+
+class Mv(Op):
+    _node_name = "MvBackward0"
+    _saved_names = ("self", "vec")
+
+    @staticmethod
+    def forward(ctx, a, v):
+        _check_pair(a, v, "mv")
+        ctx.save_for_backward(a, v)
+        return a._data @ v._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, v = ctx.saved_tensors
+        return grad.unsqueeze(1) * v.unsqueeze(0), a.t().mv(grad)
+
+
+class BatchedMatmul(Op):
+    """``@`` with batch dimensions (broadcast like numpy's matmul)."""
+
+    _node_name = "BmmBackward0"
+    _saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_pair(a, b, "matmul")
+        ctx.save_for_backward(a, b)
+        ctx.meta = (meta(a), meta(b))
+        try:
+            return np.matmul(a._data, b._data)
+        except ValueError:
+            raise RuntimeError(
+                f"matmul: shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied "
+                "(the last dimension of the first must equal the second-to-last of the second)"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        meta_a, meta_b = ctx.meta
+        return (
+            reduce_grad(grad.matmul(b.transpose(-1, -2)), meta_a),
+            reduce_grad(a.transpose(-1, -2).matmul(grad), meta_b),
+        )
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """Dispatch on dimensions the way ``torch.matmul`` does."""
+    if not isinstance(b, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(b).__name__}")
+    da, db = a._data.ndim, b._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 2 and db == 2:
+        return Mm.apply(a, b)
+    if da == 1 and db == 1:
+        if a._data.shape != b._data.shape:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
+                "number of elements, but got {} and {} elements respectively".format(
+                    a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0]
+                )
+            )
+        return Dot.apply(a, b)
+    if da == 2 and db == 1:
+        return Mv.apply(a, b)
+    if da == 1 and db == 2:
+        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+    return BatchedMatmul.apply(a, b)

@@ -1,0 +1,122 @@
+"""Softmax, log-softmax and losses, each one node as in torch."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from .reduction import normalize_dims
+
+
+class Softmax(Op):
+    _node_name = "SoftmaxBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a, dim=-1):
+        data = a._data
+        (ctx.dim,) = normalize_dims(dim, data.ndim) or (0,)
+        shifted = np.exp(data - data.max(axis=ctx.dim, keepdims=True))
+        return shifted / shifted.sum(axis=ctx.dim, keepdims=True)
+
+    @staticmethod
+    def backward(ctx, grad):
+        result = ctx.result
+        return result * (grad - (grad * result).sum(dim=ctx.dim, keepdim=True))
+
+
+class LogSoftmax(Op):
+    _node_name = "LogSoftmaxBackward0"
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a, dim=-1):
+        data = a._data
+        (ctx.dim,) = normalize_dims(dim, data.ndim) or (0,)
+        shifted = data - data.max(axis=ctx.dim, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad - ctx.result.exp() * grad.sum(dim=ctx.dim, keepdim=True)
+
+
+def _reduce(values, reduction: str, count: int):
+    if reduction == "mean":
+        return values.sum() / count
+    if reduction == "sum":
+        return values.sum()
+    if reduction == "none":
+        return values
+    raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+
+
+class NllLoss(Op):
+    """Negative log-likelihood of the target classes, from log-probabilities (N, C)."""
+
+    _node_name = "NllLossBackward0"
+    _saved_names = ("target",)
+
+    @staticmethod
+    def forward(ctx, log_probs, target=None, reduction="mean"):
+        data, classes = log_probs._data, target._data
+        if classes.dtype.kind not in "iu":
+            raise RuntimeError(
+                f"expected scalar type Long but found {target.dtype}: class targets must be "
+                "integer indices (use .long())"
+            )
+        if data.ndim == 1:
+            data, classes = data[None], classes.reshape(1)
+        if classes.size and (classes.min() < 0 or classes.max() >= data.shape[1]):
+            raise IndexError(f"Target {int(classes.max())} is out of bounds.")
+        rows = np.arange(data.shape[0])
+        one_hot = np.zeros(data.shape, dtype=data.dtype)
+        one_hot[rows, classes] = 1
+        ctx.one_hot, ctx.reduction, ctx.count = one_hot, reduction, data.shape[0]
+        ctx.shape = log_probs._data.shape
+        picked = -data[rows, classes]
+        return _reduce(picked, reduction, data.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        one_hot = Tensor._make(ctx.one_hot)
+        if ctx.reduction == "none":
+            spread = grad.reshape(-1, 1)
+        elif ctx.reduction == "mean":
+            spread = grad / ctx.count
+        else:
+            spread = grad
+        return (-one_hot * spread).reshape(ctx.shape)
+
+
+class MseLoss(Op):
+    _node_name = "MseLossBackward0"
+    _saved_names = ("self", "target")
+
+    @staticmethod
+    def forward(ctx, a, target, reduction="mean"):
+        if a._data.shape != target._data.shape:
+            import warnings
+
+            warnings.warn(
+                f"Using a target size ({target.shape}) that is different to the input size "
+                f"({a.shape}). This will likely lead to incorrect results due to broadcasting. "
+                "Please ensure they have the same size.",
+                UserWarning,
+                stacklevel=4,
+            )
+        ctx.save_for_backward(a, target)
+        ctx.reduction = reduction
+        diff = a._data - target._data
+        ctx.count = diff.size
+        return _reduce(diff * diff, reduction, diff.size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, target = ctx.saved_tensors
+        scale = grad * (2.0 / ctx.count) if ctx.reduction == "mean" else grad * 2.0
+        diff = a - target
+        grad_a = (diff * scale).sum_to_size(a.shape) if ctx.needs_input_grad[0] else None
+        grad_t = (-diff * scale).sum_to_size(target.shape) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_t

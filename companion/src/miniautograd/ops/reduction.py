@@ -1,0 +1,201 @@
+"""Reductions. Their backward spreads the incoming gradient back over the reduced elements."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """``dim`` as a sorted tuple of non-negative axes (all axes when None)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    rank = max(ndim, 1)
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+                f"but got {d})"
+            )
+    return tuple(sorted(d % rank for d in dims)) if ndim else ()
+
+
+def expand_back(grad: Tensor, shape: tuple, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """Broadcast a reduced gradient back to the input's shape."""
+    if not keepdim and dims:
+        kept = list(shape)
+        for d in dims:
+            kept[d] = 1
+        grad = grad.reshape(kept)
+    return grad.expand(shape)
+
+
+class _Sum(Op):
+    @staticmethod
+    def forward(ctx, a, dim=None, keepdim=False, dtype=None):
+        data = a._data
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
+        if dtype is None and data.dtype.kind in "bi":
+            dtype = np.int64  # torch sums bools and integers as int64
+        return data.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
+
+
+class Sum(_Sum):
+    _node_name = "SumBackward0"
+
+
+class SumDim(_Sum):
+    _node_name = "SumBackward1"
+
+
+class _Mean(Op):
+    @staticmethod
+    def forward(ctx, a, dim=None, keepdim=False):
+        data = a._data
+        if data.dtype.kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {a.dtype}; convert it first with .float()"
+            )
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
+        ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
+        return data.mean(axis=ctx.dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / ctx.count
+
+
+class Mean(_Mean):
+    _node_name = "MeanBackward0"
+
+
+class MeanDim(_Mean):
+    _node_name = "MeanBackward1"
+
+
+class Var(Op):
+    _node_name = "VarBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, dim=None, correction=1, keepdim=False):
+        data = a._data
+        ctx.save_for_backward(a)
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
+        ctx.correction = correction
+        ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
+        return data.var(axis=ctx.dims, ddof=correction, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        centered = a - a.mean(dim=ctx.dims, keepdim=True)
+        scale = 2.0 / (ctx.count - ctx.correction)
+        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * centered * scale
+
+
+class Std(Op):
+    _node_name = "StdBackward0"
+    _saved_names = ("self",)
+    _saves_result = True
+
+    @staticmethod
+    def forward(ctx, a, dim=None, correction=1, keepdim=False):
+        data = a._data
+        ctx.save_for_backward(a)
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
+        ctx.correction = correction
+        ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
+        return data.std(axis=ctx.dims, ddof=correction, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        centered = a - a.mean(dim=ctx.dims, keepdim=True)
+        denominator = expand_back(ctx.result, ctx.shape, ctx.dims, ctx.keepdim)
+        spread = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
+        return spread * centered / (denominator * (ctx.count - ctx.correction))
+
+
+class _Extreme(Op):
+    """max()/min() over all elements: ties share the gradient evenly (torch's rule)."""
+
+    _saved_names = ("self",)
+    _saves_result = True
+    reducer: Any = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        if a._data.size == 0:
+            raise RuntimeError(
+                f"{cls.reducer.__name__}(): Expected reduction dim to be specified for "
+                "input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )
+        ctx.save_for_backward(a)
+        return cls.reducer(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        hits = a == ctx.result
+        return grad * hits / hits.sum()
+
+
+class MaxAll(_Extreme):
+    _node_name = "MaxBackward1"
+    reducer = staticmethod(np.max)
+
+
+class MinAll(_Extreme):
+    _node_name = "MinBackward1"
+    reducer = staticmethod(np.min)
+
+
+class _ExtremeDim(Op):
+    """max(dim)/min(dim): the gradient goes to the selected index only."""
+
+    @staticmethod
+    def forward(ctx, a, indices=None, axis=0, keepdim=False):
+        data = a._data
+        ctx.shape, ctx.axis, ctx.keepdim, ctx.indices = data.shape, axis, keepdim, indices
+        values = np.take_along_axis(data, indices, axis=axis)
+        return values if keepdim else np.squeeze(values, axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        positions = np.arange(ctx.shape[ctx.axis]).reshape(
+            [-1 if d == ctx.axis else 1 for d in range(len(ctx.shape))]
+        )
+        chosen = Tensor._make(positions == ctx.indices)
+        return expand_back(grad, ctx.shape, (ctx.axis,), ctx.keepdim) * chosen
+
+
+def extreme_along(a: Tensor, dim: int, keepdim: bool, largest: bool):
+    """``max(dim)``/``min(dim)``: (values, indices), as torch returns them."""
+    from .._tensor import MaxMin
+
+    (axis,) = normalize_dims(dim, a._data.ndim)
+    arg = np.argmax if largest else np.argmin
+    indices = np.expand_dims(arg(a._data, axis=axis), axis)
+    op = MaxDim if largest else MinDim
+    values = op.apply(a, indices=indices, axis=axis, keepdim=keepdim)
+    index_tensor = Tensor._make(indices if keepdim else np.squeeze(indices, axis))
+    return MaxMin(values, index_tensor)
+
+
+class MaxDim(_ExtremeDim):
+    _node_name = "MaxBackward0"
+
+
+class MinDim(_ExtremeDim):
+    _node_name = "MinBackward0"

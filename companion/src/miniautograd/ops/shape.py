@@ -1,0 +1,315 @@
+"""Shape operations, copies and indexing. Views share storage (and the version counter)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _backend
+from .._tensor import Tensor
+from ..autograd.function import Op
+from .reduction import normalize_dims
+
+
+def resolve_shape(shape: tuple, numel: int) -> tuple[int, ...]:
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class View(Op):
+    _node_name = "ViewBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, shape=(), strict=False):
+        data = a._data
+        if strict and not data.flags.c_contiguous and data.size > 1:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        ctx.shape = data.shape
+        return data.reshape(resolve_shape(shape, data.size))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape)
+
+
+class Transpose(Op):
+    _node_name = "TransposeBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim0=0, dim1=1):
+        ctx.dims = (dim0, dim1)
+        return np.swapaxes(a._data, dim0, dim1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx.dims)
+
+
+class T(Op):
+    _node_name = "TBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.ndim > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D; use "
+                "transpose(dim0, dim1) or mT"
+            )
+        return a._data.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+
+class Permute(Op):
+    _node_name = "PermuteBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dims=()):
+        dims = tuple(d % max(a._data.ndim, 1) for d in dims)
+        if sorted(dims) != list(range(a._data.ndim)):
+            raise RuntimeError(
+                f"permute: dims {list(dims)} must be a reordering of 0..{a._data.ndim - 1} "
+                f"(the tensor has {a._data.ndim} dimensions)"
+            )
+        ctx.inverse = tuple(np.argsort(dims))
+        return np.transpose(a._data, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(*ctx.inverse)
+
+
+class Squeeze(Op):
+    _node_name = "SqueezeBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim=None):
+        data = a._data
+        ctx.shape = data.shape
+        if dim is None:
+            return np.squeeze(data)
+        dims = tuple(d for d in normalize_dims(dim, data.ndim) if data.shape[d] == 1)
+        return np.squeeze(data, dims) if dims else data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape)
+
+
+class SqueezeDim(Squeeze):
+    _node_name = "SqueezeBackward1"
+
+
+class Unsqueeze(Op):
+    _node_name = "UnsqueezeBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, dim=0):
+        ndim = a._data.ndim + 1
+        if not -ndim <= dim < ndim:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but "
+                f"got {dim})"
+            )
+        ctx.dim = dim % ndim
+        return np.expand_dims(a._data, ctx.dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim)
+
+
+class Expand(Op):
+    _node_name = "ExpandBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, shape=()):
+        data = a._data
+        ctx.shape = data.shape
+        lead = len(shape) - data.ndim
+        if lead < 0:
+            raise RuntimeError(
+                f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
+                f"the number of dimensions in the tensor ({data.ndim})"
+            )
+        target = tuple(data.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+        try:
+            return np.broadcast_to(data, target)
+        except ValueError:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"{tuple(data.shape)} at each non-singleton dimension."
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.sum_to_size(ctx.shape)
+
+
+def _index_kind(key: Any) -> str:
+    if isinstance(key, (int, np.integer)):
+        return "SelectBackward0"
+    if isinstance(key, slice):
+        return "SliceBackward0"
+    if isinstance(key, tuple) and all(isinstance(k, slice) and k == slice(None) for k in key[:-1]):
+        return _index_kind(key[-1]) if key else "SliceBackward0"
+    return "IndexBackward0"
+
+
+class _Index(Op):
+    """``t[key]``: the gradient is scattered back into zeros of the input's shape."""
+
+    @staticmethod
+    def forward(ctx, a, key=None):
+        ctx.shape, ctx.dtype, ctx.key = a._data.shape, a._data.dtype, key
+        return a._data[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexPutIntoZeros.apply(grad, key=ctx.key, shape=ctx.shape)
+
+
+class Select(_Index):
+    _node_name = "SelectBackward0"
+    _is_view = True
+
+
+class Slice(_Index):
+    _node_name = "SliceBackward0"
+    _is_view = True
+
+
+class Index(_Index):
+    _node_name = "IndexBackward0"
+
+
+INDEX_OPS = {"SelectBackward0": Select, "SliceBackward0": Slice, "IndexBackward0": Index}
+
+
+def unwrap_key(key: Any) -> Any:
+    """Turn tensors inside an index into arrays (a bool tensor is a mask, as in torch)."""
+    if isinstance(key, Tensor):
+        return key._data
+    if isinstance(key, tuple):
+        return tuple(unwrap_key(k) for k in key)
+    if isinstance(key, list):
+        return np.asarray(key)
+    return key
+
+
+def index(a: Tensor, key: Any) -> Tensor:
+    return INDEX_OPS[_index_kind(key)].apply(a, key=unwrap_key(key))
+
+
+class IndexPutIntoZeros(Op):
+    """Backward of indexing: zeros, with the gradient added at the indexed positions."""
+
+    _node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, key=None, shape=()):
+        ctx.key = key
+        data = grad._data
+        out = np.zeros(shape, dtype=data.dtype) if isinstance(data, np.ndarray) else \
+            _backend.xp_of(data).zeros(shape, dtype=data.dtype)
+        np.add.at(out, key, data) if isinstance(out, np.ndarray) else out.__setitem__(key, data)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.key]
+
+
+class Cat(Op):
+    _node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        arrays = [t._data for t in tensors]
+        if any(arr.ndim == 0 for arr in arrays):
+            raise RuntimeError(
+                "zero-dimensional tensor (at position 0) cannot be concatenated; use "
+                "torch.stack, or unsqueeze them first"
+            )
+        (axis,) = normalize_dims(dim, arrays[0].ndim)
+        ctx.axis = axis
+        ctx.bounds = np.cumsum([0] + [arr.shape[axis] for arr in arrays])
+        return np.concatenate(arrays, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        lead = (slice(None),) * ctx.axis
+        return tuple(
+            grad[(*lead, slice(int(start), int(stop)))]
+            for start, stop in zip(ctx.bounds[:-1], ctx.bounds[1:])
+        )
+
+
+class Stack(Op):
+    _node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
+        ctx.axis = dim % (arrays[0].ndim + 1)
+        ctx.count = len(arrays)
+        return np.stack(arrays, axis=ctx.axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        lead = (slice(None),) * ctx.axis
+        return tuple(grad[(*lead, i)] for i in range(ctx.count))
+
+
+class Clone(Op):
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a._data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ToCopy(Op):
+    """A dtype or device conversion; the gradient converts back."""
+
+    _node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dtype=None, device=None):
+        data = a._data
+        ctx.dtype, ctx.device = data.dtype, _backend.device_of(data)
+        if device is not None:
+            data = _backend.to_device(data, device)
+        if dtype is not None and dtype != data.dtype:
+            data = data.astype(dtype)
+        return data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(device=ctx.device, dtype=ctx.dtype)
