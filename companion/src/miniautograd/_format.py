@@ -12,6 +12,7 @@ import numpy as np
 PRECISION = 4
 THRESHOLD = 1000
 EDGE_ITEMS = 3
+LINE_WIDTH = 80
 
 
 def _float_formatter(values: np.ndarray):
@@ -67,11 +68,14 @@ def _nested(array: np.ndarray, pad, indent: int, summarize: bool) -> str:
     if array.ndim == 1:
         values = array.tolist()
         if summarize and len(values) > 2 * EDGE_ITEMS:
-            items = [pad(v) for v in values[:EDGE_ITEMS]] + ["..."]
+            items = [pad(v) for v in values[:EDGE_ITEMS]] + [" ..."]
             items += [pad(v) for v in values[-EDGE_ITEMS:]]
         else:
             items = [pad(v) for v in values]
-        return "[" + ", ".join(items) + "]"
+        # Wrap rows at 80 characters, as torch does.
+        per_line = max(1, (LINE_WIDTH - indent) // (len(pad(values[0])) + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = range(array.shape[0])
     if summarize and array.shape[0] > 2 * EDGE_ITEMS:
         rows = [*range(EDGE_ITEMS), None, *range(array.shape[0] - EDGE_ITEMS, array.shape[0])]
@@ -100,4 +104,18 @@ def tensor_repr(tensor) -> str:
         suffixes.append(f"grad_fn=<{tensor.grad_fn.name()}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + ", ".join([body, *suffixes]) + ")"
+    return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """Append ``dtype=...`` etc., starting a new line when the current one would pass 80."""
+    parts = [text]
+    line_length = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line_length + len(suffix) + 2 > LINE_WIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            line_length = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line_length += len(suffix) + 2
+    return "".join(parts) + ")"

@@ -25,7 +25,7 @@ def _tensor_cls():
 
 
 def _add(self, other, alpha=1):
-    return ar.Add.apply(self, other, alpha=alpha)
+    return ar.Add.apply(self, other) if alpha == 1 else ar.Add.apply(self, other, alpha=alpha)
 
 
 def _radd(self, other):
@@ -33,7 +33,7 @@ def _radd(self, other):
 
 
 def _sub(self, other, alpha=1):
-    return ar.Sub.apply(self, other, alpha=alpha)
+    return ar.Sub.apply(self, other) if alpha == 1 else ar.Sub.apply(self, other, alpha=alpha)
 
 
 def _rsub(self, other):

@@ -35,8 +35,13 @@ class Size(tuple):
 
 
 class MaxMin(NamedTuple):
+    """What ``max(dim)``/``min(dim)`` return: ``values`` and their ``indices``."""
+
     values: Tensor
     indices: Tensor
+
+    def __repr__(self) -> str:
+        return f"miniautograd.return_types.max_min(\nvalues={self.values!r},\nindices={self.indices!r})"
 
 
 def _shape_args(shape: tuple) -> tuple:
@@ -89,9 +94,17 @@ class Tensor:
               output_nr: int = 0, vc: list | None = None) -> Tensor:
         """Wrap an array without copying (the fast path every operation uses)."""
         if type(data) is not np.ndarray and not _backend.is_cuda_array(data):
-            data = np.asarray(data)
+            data = np.asarray(data)  # numpy returns scalars from 0-d operations
         tensor = cls.__new__(cls)
-        tensor._init(data, requires_grad, grad_fn, output_nr, vc)
+        tensor._data = data
+        tensor._requires_grad = requires_grad
+        tensor.grad_fn = grad_fn
+        tensor._output_nr = output_nr
+        tensor._grad = None
+        tensor._vc = [0] if vc is None else vc
+        tensor._acc_ref = None
+        tensor._hooks = None
+        tensor._retains_grad = False
         return tensor
 
     # ---- metadata ---------------------------------------------------------------------------

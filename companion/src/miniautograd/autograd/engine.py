@@ -146,18 +146,15 @@ def execute(
                 grad_inputs = root.apply()
             else:
                 grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
-                _run_tensor_hooks(node, grad_outputs)
-                if node in targets:
-                    for output_nr, grad in enumerate(grad_outputs):
-                        captured[(node, output_nr)] = grad
-                if needed is not None and (node not in needed or isinstance(node, AccumulateGrad)):
+                if node._tensor_pre_hooks or node._retained or type(node) is AccumulateGrad:
+                    _run_tensor_hooks(node, grad_outputs)
+                if needed is not None and _captured_instead(node, grad_outputs, targets, needed,
+                                                            captured):
                     grad_inputs = (None,) * len(node.next_functions)
                 else:
                     grad_inputs = _call(node, grad_outputs)
                     if not retain_graph:
-                        release = getattr(node, "_release", None)
-                        if release is not None:
-                            release()
+                        node._release()
             for (child, output_nr), grad in zip(node.next_functions, grad_inputs):
                 if child is None:
                     continue
@@ -174,6 +171,15 @@ def execute(
     if capture is None:
         return None
     return [captured.get(edge) for edge in capture]
+
+
+def _captured_instead(node: Node, grad_outputs: list, targets: set, needed: set,
+                      captured: dict) -> bool:
+    """For autograd.grad: record gradients reaching a target; True if ``node`` must not run."""
+    if node in targets:
+        for output_nr, grad in enumerate(grad_outputs):
+            captured[(node, output_nr)] = grad
+    return node not in needed or type(node) is AccumulateGrad
 
 
 def _call(node: Node, grad_outputs: list) -> tuple:

@@ -90,13 +90,10 @@ class BackwardFunction(Node):
 
     _forward_cls: type[Function]
     _saved_names: tuple[str, ...] = ()
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._saved: tuple[SavedTensor | None, ...] | None = ()
-        self._result: SavedTensor | None = None
-        self.needs_input_grad: tuple[bool, ...] = ()
-        self.materialize_grads = True
+    _saved: tuple[SavedTensor | None, ...] | None = ()
+    _result: SavedTensor | None = None
+    needs_input_grad: tuple[bool, ...] = ()
+    materialize_grads = True
 
     # ---- what forward may call -------------------------------------------------------------
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -108,6 +105,10 @@ class BackwardFunction(Node):
                     "attributes of ctx (ctx.my_value = ...)."
                 )
         self._saved = tuple(None if t is None else SavedTensor(t) for t in tensors)
+
+    def _save(self, *tensors: Tensor | None) -> None:
+        """save_for_backward without argument checks, for built-in ops."""
+        self._saved = tuple([None if t is None else SavedTensor(t) for t in tensors])
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors
@@ -170,6 +171,8 @@ class _NoContext:
 
     def save_for_backward(self, *tensors: Any) -> None:
         pass
+
+    _save = save_for_backward
 
     def __setattr__(self, name: str, value: Any) -> None:
         pass
@@ -363,22 +366,20 @@ class Op(Function):
 
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
+        # The hot path of the whole engine: keep it free of anything not needed every time.
         vc = inputs[0]._vc if cls._is_view else None
         if STATE.enabled:
-            for value in inputs:
-                if isinstance(value, Tensor) and value._requires_grad:
-                    break
-            else:
-                return Tensor._make(cls.forward(NO_CTX, *inputs, **params), vc=vc)
-            ctx = cls._backward_cls()
-            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in inputs)
-            ctx.next_functions = tuple(map(edge_to, inputs))
-            out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx, vc=vc)
-            if cls._saves_result:
-                ctx._result = SavedTensor(out)
-                ctx._result._as_output()
-            return out
-        return Tensor._make(cls.forward(NO_CTX, *inputs, **params), vc=vc)
+            needs = [isinstance(a, Tensor) and a._requires_grad for a in inputs]
+            if True in needs:
+                ctx = cls._backward_cls()
+                ctx.needs_input_grad = needs
+                ctx.next_functions = tuple([edge_to(a) for a in inputs])
+                out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx, 0, vc)
+                if cls._saves_result:
+                    saved = ctx._result = SavedTensor(out)
+                    saved._as_output()
+                return out
+        return Tensor._make(cls.forward(NO_CTX, *inputs, **params), False, None, 0, vc)
 
     @classmethod
     def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:

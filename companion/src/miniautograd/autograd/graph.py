@@ -30,14 +30,15 @@ class Node:
 
     next_functions: tuple[tuple[Node | None, int], ...] = ()
     _num_outputs = 1
+    # Hooks are rare: class-level None until one is registered keeps node creation cheap.
+    _pre_hooks: list[Callable] | None = None
+    _post_hooks: list[Callable] | None = None
+    _tensor_pre_hooks: list[tuple[int, Callable]] | None = None
+    _retained: dict[int, Any] | None = None
 
     def __init__(self) -> None:
         # Later nodes run first when several are ready: torch's engine orders by this number.
         self._seq = next(_sequence_numbers)
-        self._pre_hooks: list[Callable] | None = None
-        self._post_hooks: list[Callable] | None = None
-        self._tensor_pre_hooks: list[tuple[int, Callable]] | None = None
-        self._retained: dict[int, Any] | None = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -64,6 +65,9 @@ class Node:
             self._post_hooks = []
         self._post_hooks.append(hook)
         return RemovableHandle(self._post_hooks, hook)
+
+    def _release(self) -> None:
+        """Free what backward saved (nodes that save nothing have nothing to free)."""
 
     def _register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
         if self._tensor_pre_hooks is None:

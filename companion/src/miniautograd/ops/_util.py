@@ -39,16 +39,31 @@ def result_dtype(*values: Any) -> np.dtype:
 
 def operands(a: Any, b: Any) -> tuple[Any, Any]:
     """Arrays (or numbers) for a binary op, cast to the dtype torch would compute in."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
+    if isinstance(b, Tensor) and isinstance(a, Tensor):
         x, y = a._data, b._data
+        if type(x) is not type(y):
+            raise_device_mismatch(a, b)
+        if x.shape != y.shape:
+            check_broadcast(x.shape, y.shape)
         if x.dtype == y.dtype:
-            if type(x) is not type(y):
-                raise_device_mismatch(a, b)
             return x, y
-    elif isinstance(a, Tensor) and isinstance(b, float) and a._data.dtype.kind == "f":
+    elif isinstance(b, float) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
         return a._data, b
     dtype = result_dtype(a, b)
     return _cast(a, dtype), _cast(b, dtype)
+
+
+def check_broadcast(shape_a: tuple, shape_b: tuple) -> None:
+    """Raise torch's error (a RuntimeError) when two shapes cannot be broadcast together."""
+    ndim = max(len(shape_a), len(shape_b))
+    for i in range(1, ndim + 1):
+        size_a = shape_a[-i] if i <= len(shape_a) else 1
+        size_b = shape_b[-i] if i <= len(shape_b) else 1
+        if size_a != size_b and 1 not in (size_a, size_b):
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                f"non-singleton dimension {ndim - i}"
+            )
 
 
 def _cast(value: Any, dtype: np.dtype) -> Any:

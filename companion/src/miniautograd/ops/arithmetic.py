@@ -70,7 +70,7 @@ class Mul(Op):
     def forward(ctx, a, b):
         x, y = operands(a, b)
         if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.save_for_backward(
+            ctx._save(
                 as_saved(a, x) if ctx.needs_input_grad[1] else None,
                 as_saved(b, x) if ctx.needs_input_grad[0] else None,
             )
@@ -101,7 +101,7 @@ class Div(Op):
                 get_default_dtype().np_dtype
             )
         if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.save_for_backward(
+            ctx._save(
                 as_saved(a, x) if ctx.needs_input_grad[1] else None, as_saved(b, x)
             )
             ctx.meta = (meta(a), meta(b))
@@ -125,7 +125,7 @@ class Pow(Op):
     @staticmethod
     def forward(ctx, a, exponent=1.0):
         x, e = operands(a, exponent)
-        ctx.save_for_backward(a)
+        ctx._save(a)
         ctx.exponent = exponent
         return x**e
 
@@ -147,7 +147,7 @@ class PowTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         x, y = operands(a, b)
-        ctx.save_for_backward(a, b)
+        ctx._save(a, b)
         ctx.meta = (meta(a), meta(b))
         return x**y
 
@@ -235,7 +235,7 @@ class Log(Op):
 
     @staticmethod
     def forward(ctx, a):
-        ctx.save_for_backward(a)
+        ctx._save(a)
         return np.log(a._data)
 
     @staticmethod
@@ -263,7 +263,7 @@ class Sin(Op):
 
     @staticmethod
     def forward(ctx, a):
-        ctx.save_for_backward(a)
+        ctx._save(a)
         return np.sin(a._data)
 
     @staticmethod
@@ -278,7 +278,7 @@ class Cos(Op):
 
     @staticmethod
     def forward(ctx, a):
-        ctx.save_for_backward(a)
+        ctx._save(a)
         return np.cos(a._data)
 
     @staticmethod
@@ -337,7 +337,7 @@ class Abs(Op):
 
     @staticmethod
     def forward(ctx, a):
-        ctx.save_for_backward(a)
+        ctx._save(a)
         return np.abs(a._data)
 
     @staticmethod
@@ -354,7 +354,7 @@ class Clamp(Op):
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - torch's keyword names
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        ctx.save_for_backward(a)
+        ctx._save(a)
         ctx.bounds = (min, max)
         data = a._data
         low = -np.inf if min is None else min
@@ -380,7 +380,7 @@ class Maximum(Op):
     @staticmethod
     def forward(ctx, a, b):
         x, y = operands(a, b)
-        ctx.save_for_backward(a, b)
+        ctx._save(a, b)
         ctx.meta = (meta(a), meta(b))
         return np.maximum(x, y)
 
@@ -396,7 +396,7 @@ class Minimum(Op):
     @staticmethod
     def forward(ctx, a, b):
         x, y = operands(a, b)
-        ctx.save_for_backward(a, b)
+        ctx._save(a, b)
         ctx.meta = (meta(a), meta(b))
         return np.minimum(x, y)
 

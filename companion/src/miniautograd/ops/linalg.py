@@ -34,7 +34,7 @@ class Mm(Op):
                 f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                 f"{y.shape[0]}x{y.shape[1]})"
             )
-        ctx.save_for_backward(
+        ctx._save(
             a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
         )
         return x @ y
@@ -57,7 +57,7 @@ class Addmm(Op):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         _check_pair(mat1, mat2, "addmm")
-        ctx.save_for_backward(mat1, mat2)
+        ctx._save(mat1, mat2)
         ctx.bias_meta = meta(bias)
         return bias._data + mat1._data @ mat2._data
 
@@ -79,7 +79,7 @@ class Dot(Op):
     @staticmethod
     def forward(ctx, a, b):
         _check_pair(a, b, "dot")
-        ctx.save_for_backward(a, b)
+        ctx._save(a, b)
         return np.dot(a._data, b._data)
 
     @staticmethod
@@ -95,7 +95,7 @@ class Mv(Op):
     @staticmethod
     def forward(ctx, a, v):
         _check_pair(a, v, "mv")
-        ctx.save_for_backward(a, v)
+        ctx._save(a, v)
         return a._data @ v._data
 
     @staticmethod
@@ -113,7 +113,7 @@ class BatchedMatmul(Op):
     @staticmethod
     def forward(ctx, a, b):
         _check_pair(a, b, "matmul")
-        ctx.save_for_backward(a, b)
+        ctx._save(a, b)
         ctx.meta = (meta(a), meta(b))
         try:
             return np.matmul(a._data, b._data)

@@ -16,9 +16,10 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, a, dim=-1):
         data = a._data
-        (ctx.dim,) = normalize_dims(dim, data.ndim) or (0,)
-        shifted = np.exp(data - data.max(axis=ctx.dim, keepdims=True))
-        return shifted / shifted.sum(axis=ctx.dim, keepdims=True)
+        (axis,) = normalize_dims(dim, data.ndim) or (0,)
+        ctx.dim = axis
+        shifted = np.exp(data - data.max(axis=axis, keepdims=True))
+        return shifted / shifted.sum(axis=axis, keepdims=True)
 
     @staticmethod
     def backward(ctx, grad):
@@ -33,9 +34,10 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, a, dim=-1):
         data = a._data
-        (ctx.dim,) = normalize_dims(dim, data.ndim) or (0,)
-        shifted = data - data.max(axis=ctx.dim, keepdims=True)
-        return shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+        (axis,) = normalize_dims(dim, data.ndim) or (0,)
+        ctx.dim = axis
+        shifted = data - data.max(axis=axis, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
     @staticmethod
     def backward(ctx, grad):
@@ -106,7 +108,7 @@ class MseLoss(Op):
                 UserWarning,
                 stacklevel=4,
             )
-        ctx.save_for_backward(a, target)
+        ctx._save(a, target)
         ctx.reduction = reduction
         diff = a._data - target._data
         ctx.count = diff.size

@@ -39,10 +39,11 @@ class _Sum(Op):
     @staticmethod
     def forward(ctx, a, dim=None, keepdim=False, dtype=None):
         data = a._data
-        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
+        dims = normalize_dims(dim, data.ndim)
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
         if dtype is None and data.dtype.kind in "bi":
             dtype = np.int64  # torch sums bools and integers as int64
-        return data.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype)
+        return data.sum(axis=dims, keepdims=keepdim, dtype=dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,9 +67,10 @@ class _Mean(Op):
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
                 f"point or complex dtype. Got: {a.dtype}; convert it first with .float()"
             )
-        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
-        ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
-        return data.mean(axis=ctx.dims, keepdims=keepdim)
+        dims = normalize_dims(dim, data.ndim)
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
+        ctx.count = int(np.prod([data.shape[d] for d in dims])) if data.ndim else 1
+        return data.mean(axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -83,6 +85,14 @@ class MeanDim(_Mean):
     _node_name = "MeanBackward1"
 
 
+def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bool) -> None:
+    """What var/std backward needs: the input, the reduced dims and the divisor N - correction."""
+    shape = a._data.shape
+    ctx._save(a)
+    ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = shape, dims, keepdim, correction
+    ctx.count = int(np.prod([shape[d] for d in dims])) if shape else 1
+
+
 class Var(Op):
     _node_name = "VarBackward0"
     _saved_names = ("self",)
@@ -90,11 +100,9 @@ class Var(Op):
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
-        ctx.save_for_backward(a)
-        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
-        ctx.correction = correction
-        ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
-        return data.var(axis=ctx.dims, ddof=correction, keepdims=keepdim)
+        dims = normalize_dims(dim, data.ndim)
+        _remember_spread(ctx, a, dims, correction, keepdim)
+        return data.var(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -112,11 +120,9 @@ class Std(Op):
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
-        ctx.save_for_backward(a)
-        ctx.shape, ctx.dims, ctx.keepdim = data.shape, normalize_dims(dim, data.ndim), keepdim
-        ctx.correction = correction
-        ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
-        return data.std(axis=ctx.dims, ddof=correction, keepdims=keepdim)
+        dims = normalize_dims(dim, data.ndim)
+        _remember_spread(ctx, a, dims, correction, keepdim)
+        return data.std(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -141,7 +147,7 @@ class _Extreme(Op):
                 f"{cls.reducer.__name__}(): Expected reduction dim to be specified for "
                 "input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )
-        ctx.save_for_backward(a)
+        ctx._save(a)
         return cls.reducer(a._data)
 
     @staticmethod

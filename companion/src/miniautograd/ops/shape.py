@@ -133,7 +133,7 @@ class Unsqueeze(Op):
                 f"got {dim})"
             )
         ctx.dim = dim % ndim
-        return np.expand_dims(a._data, ctx.dim)
+        return np.expand_dims(a._data, dim % ndim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -273,9 +273,9 @@ class Stack(Op):
     @staticmethod
     def forward(ctx, *tensors, dim=0):
         arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
-        ctx.axis = dim % (arrays[0].ndim + 1)
-        ctx.count = len(arrays)
-        return np.stack(arrays, axis=ctx.axis)
+        axis = dim % (arrays[0].ndim + 1)
+        ctx.axis, ctx.count = axis, len(arrays)
+        return np.stack(arrays, axis=axis)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,0 +1,265 @@
+"""Record a backward pass node by node and replay it as a widget that works on a static page."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .graph import Graph
+from .graph._dot import Decorations, Layout, draw
+from .graph._trace import summarize, to_numpy, walk
+
+MAX_FRAMES = 150  # beyond this the widget would weigh megabytes; the filmstrip text is shown instead
+
+
+def _copy(grads: Any) -> tuple[np.ndarray | None, ...]:
+    return tuple(None if g is None else to_numpy(g) for g in grads)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One node running during backward: what arrived, what it sent, and every leaf's ``.grad`` after."""
+
+    index: int
+    node: str
+    op: str
+    grad_outputs: tuple[np.ndarray | None, ...]
+    grad_inputs: tuple[np.ndarray | None, ...]
+    grads: Mapping[str, np.ndarray | None]
+
+
+class BackwardRecording:
+    """The steps of one backward pass; displays as a stepper with one SVG frame per step.
+
+    Frame 0 is the state before backward; frame ``k`` shows the graph after ``k`` nodes ran,
+    with the running node and the edges it just filled highlighted and each edge labelled
+    with the gradient it carried.
+    """
+
+    def __init__(self, graph: Graph, steps: list[Step], initial: Mapping[str, np.ndarray | None],
+                 root_edge: tuple[str, str]) -> None:
+        self.graph = graph
+        self.steps = steps
+        self.initial = initial
+        self.root_edge = root_edge
+
+    def __len__(self) -> int:
+        return len(self.steps) + 1
+
+    def __repr__(self) -> str:
+        return f"<BackwardRecording: {len(self.steps)} steps on a {self.graph.engine} graph>"
+
+    def grads(self, k: int) -> Mapping[str, np.ndarray | None]:
+        """Every leaf's ``.grad`` (by node id) in frame ``k``, i.e. after ``k`` steps."""
+        return self.steps[k - 1].grads if k else self.initial
+
+    @property
+    def seed(self) -> np.ndarray | None:
+        """The gradient backward started from (``ones_like(root)`` unless one was passed)."""
+        fid = self.root_edge[1]
+        first = next((s for s in self.steps if s.node == fid), None)
+        return first.grad_outputs[0] if first else None
+
+    def _targets(self, step: Step) -> list[tuple[str | None, np.ndarray | None]]:
+        nexts = self.graph.by_id[step.node].next_functions
+        return [(nid, g) for (nid, _), g in zip(nexts, step.grad_inputs)]
+
+    def _name(self, nid: str) -> str:
+        node = self.graph.by_id[nid]
+        return node.label or f"the {node.kind} {node.shape}"
+
+    def caption(self, k: int) -> str:
+        if k == 0:
+            op = self.graph.by_id[self.root_edge[1]].label
+            return f"Before backward: the seed gradient {summarize(self.seed)} enters {op}, the output's grad_fn."
+        step = self.steps[k - 1]
+        head = f"Step {k} of {len(self.steps)}: {step.op} runs"
+        leaf = next((e.dst for e in self.graph.edges if e.src == step.node and e.kind == "variable"), None)
+        if leaf is not None:
+            return f"{head} and accumulates into {self._name(leaf)}: .grad = {summarize(step.grads[leaf])}."
+        sent = [f"{summarize(g)} to {self.graph.by_id[nid].label}" for nid, g in self._targets(step)
+                if nid is not None and g is not None]
+        return f"{head}, gets {summarize(step.grad_outputs[0])}" + (f", sends {'; '.join(sent)}." if sent else ".")
+
+    def decorations(self, k: int) -> Decorations:
+        labels: dict[tuple[str, str, int], str] = {}
+        active: set[tuple[str, str, int]] = set()
+        root_key = (*self.root_edge, 0)
+        labels[root_key] = summarize(self.seed) or ""
+        for step in self.steps[:k]:
+            for slot, (nid, g) in enumerate(self._targets(step)):
+                if nid is not None and g is not None:
+                    labels[(step.node, nid, slot)] = summarize(g) or ""
+                    if step.index == k:
+                        active.add((step.node, nid, slot))
+        return Decorations(
+            active_nodes=frozenset({self.steps[k - 1].node} if k else set()),
+            done_nodes=frozenset(s.node for s in self.steps[: max(k - 1, 0)]),
+            active_edges=frozenset(active if k else {root_key}),
+            edge_labels=labels,
+            grads={nid: summarize(g) for nid, g in self.grads(k).items()},
+        )
+
+    @cached_property
+    def _layout(self) -> Layout:
+        """One dot layout with every label at its widest, so frames do not jump as values appear."""
+        frames = range(len(self))
+        widest = {nid: max((str(summarize(self.grads(k)[nid])) for k in frames), key=len) for nid in self.initial}
+        deco = replace(self.decorations(len(self) - 1), grads=widest)
+        return Layout.of(draw(self.graph, show_grad=True, max_nodes=len(self.graph), decorations=deco))
+
+    def frame(self, k: int) -> Any:
+        """Frame ``k`` as a graphviz drawing."""
+        if not 0 <= k < len(self):
+            raise IndexError(f"frame {k} out of range: this recording has frames 0..{len(self) - 1}")
+        deco = replace(self.decorations(k), layout=self._layout)
+        return draw(self.graph, show_grad=True, max_nodes=len(self.graph), decorations=deco)
+
+    def filmstrip(self, svg: bool = False) -> str:
+        """Every frame in order: a numbered text listing, or (``svg=True``) HTML with the SVGs stacked."""
+        if not svg:
+            return "\n".join(f"{k}. {self.caption(k)}" for k in range(len(self)))
+        return "\n".join(f"<figure><figcaption>{html.escape(self.caption(k))}</figcaption>{svg_text}</figure>"
+                         for k, svg_text in enumerate(self._svgs))
+
+    @cached_property
+    def _svgs(self) -> list[str]:
+        return [_inline(self.frame(k).svg()) for k in range(len(self))]
+
+    def _repr_html_(self) -> str:
+        if len(self) > MAX_FRAMES:
+            return (f"<p>{len(self.steps)} steps are too many to draw; the listing:</p>"
+                    f"<pre>{html.escape(self.filmstrip())}</pre>")
+        return stepper_html(self._svgs, [self.caption(k) for k in range(len(self))], self.filmstrip())
+
+
+def _inline(svg: str) -> str:
+    """SVG text ready to sit inside HTML: no XML prolog, DOCTYPE or comments."""
+    svg = svg[svg.index("<svg"):]
+    return re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
+
+
+CSS = """
+.mag-stepper{max-width:100%;margin:.5em 0}
+.mag-stepper figure{margin:0 0 1em 0}
+.mag-stepper svg{max-width:100%;height:auto}
+.mag-stepper figcaption{font-family:system-ui,sans-serif;margin:.3em 0;min-height:2.6em}
+.mag-stepper .mag-controls{display:none;gap:.6em;align-items:center;font-family:system-ui,sans-serif}
+.mag-stepper.mag-js .mag-controls{display:flex}
+.mag-stepper.mag-js .mag-frame{display:none}
+.mag-stepper.mag-js .mag-frame.mag-on{display:block}
+.mag-stepper button{font:inherit;padding:.15em .7em;cursor:pointer}
+.mag-stepper input[type=range]{flex:1;max-width:22em}
+"""
+
+JS = """
+(function () {
+  var script = document.currentScript;
+  var root = (script && script.closest('[data-mag-stepper]')) || document.getElementById('%(uid)s');
+  if (!root || root.hasAttribute('data-mag-ready')) { return; }
+  root.setAttribute('data-mag-ready', '');
+  root.classList.add('mag-js');
+  var frames = root.querySelectorAll('.mag-frame');
+  var slider = root.querySelector('.mag-slider');
+  var prev = root.querySelector('.mag-prev');
+  var next = root.querySelector('.mag-next');
+  var count = root.querySelector('.mag-count');
+  var last = frames.length - 1;
+  function show(k) {
+    k = Math.max(0, Math.min(last, k));
+    for (var i = 0; i <= last; i++) { frames[i].classList.toggle('mag-on', i === k); }
+    slider.value = String(k);
+    count.textContent = 'step ' + k + ' / ' + last;
+    prev.disabled = k === 0;
+    next.disabled = k === last;
+  }
+  prev.addEventListener('click', function () { show(+slider.value - 1); });
+  next.addEventListener('click', function () { show(+slider.value + 1); });
+  slider.addEventListener('input', function () { show(+slider.value); });
+  root.addEventListener('keydown', function (e) {
+    if (e.key === 'ArrowRight') { show(+slider.value + 1); } else if (e.key === 'ArrowLeft') { show(+slider.value - 1); }
+  });
+  show(0);
+})();
+"""
+
+
+def stepper_html(svgs: list[str], captions: list[str], fallback: str) -> str:
+    """Self-contained stepper: inline SVG frames, buttons, a slider and plain inline JavaScript.
+
+    Without JavaScript every frame shows, stacked, with its caption. The DOM id is a hash of
+    the content, so re-running a notebook stores identical output.
+    """
+    digest = hashlib.blake2b("".join(svgs + captions).encode(), digest_size=6).hexdigest()
+    uid = f"mag-stepper-{digest}"
+    frames = []
+    for k, (svg, caption) in enumerate(zip(svgs, captions)):
+        svg = re.sub(r' id="([^"]+)"', rf' id="{uid}-{k}-\1"', svg)
+        frames.append(f'<figure class="mag-frame" data-step="{k}">'
+                      f"<figcaption>{html.escape(caption)}</figcaption>{svg}</figure>")
+    last = len(svgs) - 1
+    return (
+        f'<div class="mag-stepper" id="{uid}" data-mag-stepper="" tabindex="0">'
+        f"<style>{CSS}</style>"
+        f'<div class="mag-controls"><button type="button" class="mag-prev" aria-label="previous step">◀ prev</button>'
+        f'<input type="range" class="mag-slider" min="0" max="{last}" step="1" value="0" aria-label="step">'
+        f'<button type="button" class="mag-next" aria-label="next step">next ▶</button>'
+        f'<span class="mag-count">step 0 / {last}</span></div>'
+        f"<noscript><pre>{html.escape(fallback)}</pre></noscript>"
+        + "".join(frames)
+        + f"<script>{JS % {'uid': uid}}</script></div>"
+    )
+
+
+def record_backward(root: Any, gradient: Any = None, *, names: Mapping[str, Any] | None = None,
+                    retain_graph: bool | None = None) -> BackwardRecording:
+    """Run ``root.backward(gradient)`` with hooks on every node and record what each step did.
+
+    Works on torch and miniautograd tensors. Hooks are removed afterwards; the recording
+    keeps numpy copies only, so it holds no reference to the graph.
+    """
+    if getattr(root, "grad_fn", None) is None:
+        raise ValueError("record_backward needs a tensor computed from others (its grad_fn is None); "
+                         "pass the loss, e.g. record_backward((x * 2).sum()), not a leaf")
+    w = walk(root, names=names)
+    graph = w.graph
+    leaves = {e.dst: w.objects[e.dst] for e in graph.edges if e.kind == "variable"}
+
+    def snapshot() -> dict[str, np.ndarray | None]:
+        return {nid: None if t.grad is None else to_numpy(t.grad) for nid, t in leaves.items()}
+
+    initial = snapshot()
+    steps: list[Step] = []
+    arrived: dict[str, tuple[np.ndarray | None, ...]] = {}
+
+    def prehook(nid: str) -> Any:
+        def hook(grad_outputs: Any) -> None:
+            arrived[nid] = _copy(grad_outputs)
+        return hook
+
+    def posthook(nid: str) -> Any:
+        def hook(grad_inputs: Any, grad_outputs: Any) -> None:
+            node = graph.by_id[nid]
+            steps.append(Step(len(steps) + 1, nid, node.label, arrived.pop(nid, _copy(grad_outputs)),
+                              _copy(grad_inputs), snapshot()))
+        return hook
+
+    handles = []
+    try:
+        for node in graph.nodes:
+            if node.kind == "function":
+                fn = w.objects[node.id]
+                handles += [fn.register_prehook(prehook(node.id)), fn.register_hook(posthook(node.id))]
+        root.backward(gradient, retain_graph=retain_graph)
+    finally:
+        for h in handles:
+            h.remove()
+    root_edge = next((e.src, e.dst) for e in graph.edges if e.kind == "grad_fn")
+    return BackwardRecording(graph, steps, initial, root_edge)
