@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install the OS programs the book needs, when absent, with Debian's apt-get:
+#   graphviz  -> `dot`, which renders the autograd graphs in the notebooks
+#   chromium  -> /usr/bin/chromium, the browser of tests/book/test_browser.py
+# Usage: scripts/install-os-deps.sh [graphviz] [chromium]   (default: both)
+set -euo pipefail
+
+wanted=("$@")
+[ ${#wanted[@]} -eq 0 ] && wanted=(graphviz chromium)
+
+missing=()
+for package in "${wanted[@]}"; do
+  case "$package" in
+    graphviz) command -v dot >/dev/null 2>&1 || missing+=(graphviz) ;;
+    chromium) [ -x /usr/bin/chromium ] || missing+=(chromium) ;;
+    *) echo "install-os-deps.sh: unknown package '$package' (expected graphviz or chromium)" >&2
+       exit 2 ;;
+  esac
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing OS packages: ${missing[*]}. This machine has no apt-get: install them with" >&2
+  echo "your system's package manager (Graphviz's 'dot', and Chromium as /usr/bin/chromium)." >&2
+  exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  sudo=(sudo -n)
+else
+  echo "Missing OS packages: ${missing[*]}. Installing them needs root; run:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing OS packages: ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
