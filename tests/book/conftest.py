@@ -1,0 +1,27 @@
+"""Fixtures of the book tests: the site, built once per session or reused when current."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import build_book
+import pytest
+from site_tools import site_pages
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """_build/html, rebuilt from scratch with -W -n unless its inputs are unchanged."""
+    try:
+        build_book.build(capture=True)
+    except subprocess.CalledProcessError as error:
+        pytest.fail(f"the book build failed:\n{error.stdout[-8000:]}", pytrace=False)
+    return build_book.HTML
+
+
+@pytest.fixture(scope="session")
+def pages(site: Path) -> list[Path]:
+    found = site_pages(site)
+    assert found, f"no HTML pages under {site}"
+    return found

@@ -1,0 +1,19 @@
+"""Paths shared by the book tests: the repository, the chapter notebooks, the built pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import build_book
+
+ROOT = build_book.ROOT
+CHAPTERS = sorted((ROOT / "book" / "chapters").glob("*.ipynb"))
+# Folders of the site that hold assets, not pages.
+ASSET_DIRS = {"_static", "_sources", "_mathjax", "_images"}
+
+
+def site_pages(site: Path) -> list[Path]:
+    """Every HTML page of the site (not the HTML inside asset folders)."""
+    return sorted(
+        p for p in site.rglob("*.html") if not ASSET_DIRS & set(p.relative_to(site).parts)
+    )

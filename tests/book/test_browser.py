@@ -1,0 +1,134 @@
+"""Every page of the built site, opened in headless Chromium in light and dark mode: no console
+error, no failed request, no request to any host but the local server, math typeset by MathJax,
+images and graph SVGs drawn. Full-page screenshots go to _build/screenshots/<page>-<mode>.png.
+
+Playwright only drives Debian's /usr/bin/chromium; it never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Route, sync_playwright
+from site_tools import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+HOST = "127.0.0.1"
+PAGE_TIMEOUT_MS = 30_000
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+MODES = ("light", "dark")
+
+# Runs in the page once it has loaded: what a reader would see broken.
+INSPECT = """async () => {
+  if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; }
+  const math = [...document.querySelectorAll('.bd-article .math')];
+  const images = [...document.querySelectorAll('.bd-article img')];
+  const svgs = [...document.querySelectorAll('.bd-article .cell_output svg')];
+  return {
+    theme: document.documentElement.dataset.theme,
+    math: math.length,
+    untypeset: math.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent),
+    images: images.length,
+    brokenImages: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),
+    svgs: svgs.length,
+    emptySvgs: svgs.filter(s => {
+      const box = s.getBoundingClientRect();
+      return box.width === 0 || box.height === 0 || s.childElementCount === 0;
+    }).length,
+  };
+}"""
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (base signature)
+        """Keep the test output clean."""
+
+
+@pytest.fixture(scope="module")
+def server(site: Path) -> Iterator[str]:
+    """The site over HTTP on a free port of 127.0.0.1, served from a thread."""
+    handler = functools.partial(QuietHandler, directory=str(site))
+    with ThreadingHTTPServer((HOST, 0), handler) as httpd:
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        yield f"http://{HOST}:{httpd.server_address[1]}"
+        httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-os-deps.sh chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_every_page_renders_cleanly(
+    mode: str, browser: Browser, server: str, pages: list[Path], site: Path
+) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    problems: dict[str, list[str]] = {}
+    typeset = 0
+    for path in pages:
+        name = path.relative_to(site).as_posix()
+        problems[name], seen = open_page(browser, f"{server}/{name}", mode, name)
+        typeset += seen.get("math", 0)
+    assert {name: found for name, found in problems.items() if found} == {}
+    assert typeset > 0, "no page has math: the MathJax check would prove nothing"
+
+
+def open_page(browser: Browser, url: str, mode: str, name: str) -> tuple[list[str], dict]:
+    """Load one page in a fresh context; what went wrong, and what the page showed."""
+    context = browser.new_context(
+        color_scheme=mode, reduced_motion="reduce", viewport={"width": 1280, "height": 900}
+    )
+    context.add_init_script(
+        f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');"
+    )
+    found: list[str] = []
+    seen: dict = {}
+
+    def route(request_route: Route) -> None:
+        request = request_route.request
+        if urlsplit(request.url).hostname == HOST:
+            request_route.continue_()
+        else:
+            found.append(f"request to another host: {request.url}")
+            request_route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    page.on("console", lambda m: m.type == "error" and found.append(f"console: {m.text}"))
+    page.on("pageerror", lambda error: found.append(f"page error: {error}"))
+    page.on("requestfailed", lambda r: found.append(f"failed: {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
+    try:
+        page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
+        seen = page.evaluate(INSPECT)
+        if seen["theme"] != mode:
+            found.append(f"data-theme is {seen['theme']!r}, expected {mode!r}")
+        found += [f"math not typeset: {text!r}" for text in seen["untypeset"]]
+        found += [f"image not drawn: {src}" for src in seen["brokenImages"]]
+        if seen["emptySvgs"]:
+            found.append(f"{seen['emptySvgs']} of {seen['svgs']} output SVGs are empty")
+        stem = name.removesuffix(".html").replace("/", "_")
+        shot = SCREENSHOTS / f"{stem}-{mode}.png"
+        page.screenshot(path=str(shot), full_page=True, animations="disabled")
+    finally:
+        context.close()
+    return found, seen
