@@ -1,0 +1,165 @@
+"""Cross-check miniautograd against PyTorch: same function, same inputs, compare everything.
+
+``compare_with_torch(fn, *inputs)`` runs ``fn`` once on miniautograd tensors and once on torch
+tensors built from the same numbers, backpropagates the same output weighting through both,
+and reports the largest differences of the outputs and of every input's gradient.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._tensor import Tensor
+
+
+@dataclass
+class Difference:
+    """Largest absolute and relative difference between two arrays."""
+
+    name: str
+    shape: tuple
+    max_abs: float
+    max_rel: float
+    ok: bool
+
+
+@dataclass
+class Comparison:
+    """The outcome of ``compare_with_torch``; truthy when everything agrees."""
+
+    rows: list[Difference] = field(default_factory=list)
+    graph_mini: list[str] = field(default_factory=list)
+    graph_torch: list[str] = field(default_factory=list)
+    atol: float = 0.0
+    rtol: float = 0.0
+
+    @property
+    def same_graph(self) -> bool:
+        return self.graph_mini == self.graph_torch
+
+    @property
+    def passed(self) -> bool:
+        return all(row.ok for row in self.rows) and self.same_graph
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        lines = [f"{'quantity':<14}{'shape':<14}{'max abs diff':>14}{'max rel diff':>14}  ok"]
+        for row in self.rows:
+            lines.append(f"{row.name:<14}{str(list(row.shape)):<14}{row.max_abs:>14.3e}"
+                         f"{row.max_rel:>14.3e}  {'yes' if row.ok else 'NO'}")
+        graph = "same" if self.same_graph else (
+            f"DIFFERENT\n  miniautograd: {self.graph_mini}\n  torch:        {self.graph_torch}")
+        lines.append(f"graph: {graph}")
+        lines.append(f"verdict: {'agree' if self.passed else 'DISAGREE'} "
+                     f"(atol={self.atol:g}, rtol={self.rtol:g})")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<tr><td>{html.escape(r.name)}</td><td>{list(r.shape)}</td>"
+            f"<td>{r.max_abs:.3e}</td><td>{r.max_rel:.3e}</td>"
+            f"<td>{'✔' if r.ok else '✘'}</td></tr>"
+            for r in self.rows
+        )
+        graph = "same op names and edges" if self.same_graph else html.escape(
+            f"miniautograd {self.graph_mini} vs torch {self.graph_torch}")
+        verdict = "agree" if self.passed else "DISAGREE"
+        return (
+            "<table><thead><tr><th>quantity</th><th>shape</th><th>max abs diff</th>"
+            f"<th>max rel diff</th><th>ok</th></tr></thead><tbody>{cells}</tbody></table>"
+            f"<p>graph: {graph}. Verdict: <b>{verdict}</b> "
+            f"(atol={self.atol:g}, rtol={self.rtol:g}).</p>"
+        )
+
+
+def _graph_names(output: Any) -> list[str]:
+    """Op names in a deterministic walk of ``next_functions`` (AccumulateGrad included)."""
+    names, stack, seen = [], [getattr(output, "grad_fn", None)], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name())
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return names
+
+
+def _as_array(value: Any) -> np.ndarray:
+    if hasattr(value, "detach"):
+        value = value.detach()
+        value = value.cpu().numpy() if hasattr(value, "cpu") else value
+    if isinstance(value, Tensor):
+        return value._numpy_view()
+    return _backend.to_numpy(value) if not isinstance(value, np.ndarray) else value
+
+
+def _difference(name: str, mine: Any, theirs: Any, atol: float, rtol: float) -> Difference:
+    if mine is None or theirs is None:
+        ok = mine is None and theirs is None
+        return Difference(name, (), 0.0 if ok else float("inf"), 0.0 if ok else float("inf"), ok)
+    a, b = _as_array(mine).astype(np.float64), _as_array(theirs).astype(np.float64)
+    if a.shape != b.shape:
+        return Difference(name, a.shape, float("inf"), float("inf"), False)
+    diff = np.abs(a - b)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    max_rel = float((diff / np.maximum(np.abs(b), 1e-300)).max()) if diff.size else 0.0
+    return Difference(name, a.shape, max_abs, max_rel, bool(np.allclose(a, b, rtol, atol)))
+
+
+def _call(fn: Callable, module: Any, tensors: list) -> Any:
+    try:
+        takes_module = "torch" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes_module = False
+    return fn(*tensors, torch=module) if takes_module else fn(*tensors)
+
+
+def compare_with_torch(fn: Callable[..., Any], *inputs: Any, device: str = "cpu",
+                       atol: float | None = None, rtol: float | None = None,
+                       seed: int = 0) -> Comparison:
+    """Run ``fn`` on both engines and compare outputs, gradients and graph shape.
+
+    ``inputs`` are arrays, lists or tensors of either engine; floating ones become leaves
+    that require grad. ``fn`` may take a keyword argument named ``torch``: it receives the
+    engine's module (``miniautograd`` or ``torch``), so ``torch.relu(x)`` works in both runs.
+    Tolerances default to float32's (1e-5/1e-4) or float64's (1e-10/1e-7) precision.
+    """
+    import torch
+
+    import miniautograd
+
+    arrays = [np.array(_as_array(value) if not isinstance(value, (list, float, int)) else value)
+              for value in inputs]
+    minis, torches = [], []
+    for array in arrays:
+        floating = array.dtype.kind == "f"
+        minis.append(miniautograd.tensor(array, device=device, requires_grad=floating))
+        torches.append(torch.tensor(array, device=device, requires_grad=floating))
+    out_mini, out_torch = _call(fn, miniautograd, minis), _call(fn, torch, torches)
+    double = any(a.dtype == np.float64 for a in arrays)
+    atol = atol if atol is not None else (1e-10 if double else 1e-5)
+    rtol = rtol if rtol is not None else (1e-7 if double else 1e-4)
+    report = Comparison(atol=atol, rtol=rtol)
+    report.rows.append(_difference("output", out_mini, out_torch, atol, rtol))
+    if getattr(out_torch, "requires_grad", False):
+        weights = np.random.default_rng(seed).standard_normal(out_torch.shape)
+        weights = weights.astype(_as_array(out_torch).dtype)
+        out_mini.backward(miniautograd.tensor(weights, device=device))
+        out_torch.backward(torch.tensor(weights, device=device))
+        for index, (mine, theirs) in enumerate(zip(minis, torches)):
+            if theirs.requires_grad:
+                report.rows.append(
+                    _difference(f"grad input {index}", mine.grad, theirs.grad, atol, rtol))
+    report.graph_mini = _graph_names(out_mini)
+    report.graph_torch = _graph_names(out_torch)
+    return report
