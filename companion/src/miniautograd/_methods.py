@@ -244,7 +244,7 @@ def _clamp(self, min=None, max=None):  # noqa: A002 - torch's keyword names
 
 
 def _sign(self):
-    return _tensor_cls()._make(np.sign(self._data))
+    return ar.Sign.apply(self)
 
 
 # ---- in place ------------------------------------------------------------------------------------
@@ -299,16 +299,14 @@ def _inplace_method(fn):
     return method
 
 
-def _fill_(self, value):
-    if STATE.enabled and (self._requires_grad or getattr(value, "_requires_grad", False)):
-        return _in_place(self, lambda t: t * 0 + value)
-    _write(self, np.broadcast_to(np.asarray(getattr(value, "_data", value), self._data.dtype),
-                                 self._data.shape))
-    return self
+def _fill_(self, value, op=ar.Fill):
+    if isinstance(value, _tensor_cls()):
+        value = value.item()
+    return _in_place(self, lambda t: op.apply(t, value=value))
 
 
 def _zero_(self):
-    return _fill_(self, 0)
+    return _fill_(self, 0, ar.Zero)
 
 
 def _copy_(self, src):

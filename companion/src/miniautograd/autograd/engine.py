@@ -55,6 +55,8 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
             grad = Tensor._make(np.ones_like(out._data))
         elif not isinstance(grad, Tensor):
             grad = Tensor._make(np.asarray(grad, dtype=out._data.dtype))
+        elif grad._data.dtype != out._data.dtype:
+            grad = grad.to(out.dtype)  # a gradient always takes its tensor's dtype
         elif grad._data.shape != out._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "

@@ -94,6 +94,8 @@ class AccumulateGrad(Node):
         from .grad_mode import STATE
 
         leaf = self.variable
+        if grad._data.dtype != leaf._data.dtype:
+            grad = grad.to(leaf.dtype)
         if leaf._grad is None:
             # Own the storage: the incoming buffer may be shared (a user's `gradient`, say).
             leaf._grad = grad if STATE.enabled else grad._detached_copy()

@@ -133,7 +133,7 @@ class Pow(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         if ctx.exponent == 0:
-            return grad * 0
+            return zeros_like_constant(a)
         return grad * (ctx.exponent * a ** (ctx.exponent - 1))
 
 
@@ -328,7 +328,45 @@ class Relu(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (ctx.result > 0)
+        # sign(result) is the 0/1 mask; as an op it keeps double backward connected (to zeros).
+        return grad * ctx.result.sign()
+
+
+def zeros_like_constant(tensor: Tensor) -> Tensor:
+    """Zeros that record no graph: the derivative of a piecewise-constant function."""
+    return Tensor._make(np.zeros_like(tensor._data))
+
+
+class Sign(Op):
+    """Piecewise constant: its gradient is zero everywhere it is defined."""
+
+    _node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sign(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_constant(grad)
+
+
+class Fill(Op):
+    """``fill_(value)``: the old values no longer matter, so their gradient is zero."""
+
+    _node_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx, a, value=0):
+        return np.full_like(a._data, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_constant(grad)
+
+
+class Zero(Fill):
+    _node_name = "ZeroBackward0"
 
 
 class Abs(Op):

@@ -156,5 +156,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return Mv.apply(a, b)
     if da == 1 and db == 2:
-        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+        from .shape import SqueezeDims
+
+        return SqueezeDims.apply(Mm.apply(a.unsqueeze(0), b), dim=(0,))
     return BatchedMatmul.apply(a, b)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ._util import meta, operands, reduce_grad
 from .reduction import normalize_dims
 
 
@@ -110,7 +111,9 @@ class MseLoss(Op):
             )
         ctx._save(a, target)
         ctx.reduction = reduction
-        diff = a._data - target._data
+        ctx.metas = (meta(a), meta(target))
+        x, y = operands(a, target)
+        diff = x - y
         ctx.count = diff.size
         return _reduce(diff * diff, reduction, diff.size)
 
@@ -119,6 +122,7 @@ class MseLoss(Op):
         a, target = ctx.saved_tensors
         scale = grad * (2.0 / ctx.count) if ctx.reduction == "mean" else grad * 2.0
         diff = a - target
-        grad_a = (diff * scale).sum_to_size(a.shape) if ctx.needs_input_grad[0] else None
-        grad_t = (-diff * scale).sum_to_size(target.shape) if ctx.needs_input_grad[1] else None
+        meta_a, meta_t = ctx.metas
+        grad_a = reduce_grad(diff * scale, meta_a) if ctx.needs_input_grad[0] else None
+        grad_t = reduce_grad(-diff * scale, meta_t) if ctx.needs_input_grad[1] else None
         return grad_a, grad_t

@@ -9,6 +9,7 @@ import numpy as np
 from .. import _backend
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ._util import meta, reduce_grad, result_dtype
 from .reduction import normalize_dims
 
 
@@ -120,6 +121,12 @@ class SqueezeDim(Squeeze):
     _node_name = "SqueezeBackward1"
 
 
+class SqueezeDims(Squeeze):
+    """Squeeze with a list of dims (what ``vector @ matrix`` records in torch)."""
+
+    _node_name = "SqueezeBackward4"
+
+
 class Unsqueeze(Op):
     _node_name = "UnsqueezeBackward0"
     _is_view = True
@@ -168,22 +175,12 @@ class Expand(Op):
         return grad.sum_to_size(ctx.shape)
 
 
-def _index_kind(key: Any) -> str:
-    if isinstance(key, (int, np.integer)):
-        return "SelectBackward0"
-    if isinstance(key, slice):
-        return "SliceBackward0"
-    if isinstance(key, tuple) and all(isinstance(k, slice) and k == slice(None) for k in key[:-1]):
-        return _index_kind(key[-1]) if key else "SliceBackward0"
-    return "IndexBackward0"
-
-
 class _Index(Op):
     """``t[key]``: the gradient is scattered back into zeros of the input's shape."""
 
     @staticmethod
     def forward(ctx, a, key=None):
-        ctx.shape, ctx.dtype, ctx.key = a._data.shape, a._data.dtype, key
+        ctx.shape, ctx.key = a._data.shape, key
         return a._data[key]
 
     @staticmethod
@@ -192,20 +189,23 @@ class _Index(Op):
 
 
 class Select(_Index):
+    """``t[..., i, ...]`` on one dimension: a view without that dimension."""
+
     _node_name = "SelectBackward0"
     _is_view = True
 
 
 class Slice(_Index):
+    """``t[..., a:b:c, ...]`` on one dimension: a view."""
+
     _node_name = "SliceBackward0"
     _is_view = True
 
 
 class Index(_Index):
+    """Advanced indexing (integer lists, tensors, boolean masks): a copy."""
+
     _node_name = "IndexBackward0"
-
-
-INDEX_OPS = {"SelectBackward0": Select, "SliceBackward0": Slice, "IndexBackward0": Index}
 
 
 def unwrap_key(key: Any) -> Any:
@@ -219,8 +219,44 @@ def unwrap_key(key: Any) -> Any:
     return key
 
 
+def _is_basic(entry: Any) -> bool:
+    return entry is None or entry is Ellipsis or isinstance(entry, (int, np.integer, slice))
+
+
 def index(a: Tensor, key: Any) -> Tensor:
-    return INDEX_OPS[_index_kind(key)].apply(a, key=unwrap_key(key))
+    """Basic indexing becomes a chain of views, one per dimension, exactly as torch records
+    it (Select, Slice, Unsqueeze); anything with arrays, lists or masks is one Index copy."""
+    entries = key if isinstance(key, tuple) else (key,)
+    if not all(_is_basic(e) and not isinstance(e, bool) for e in entries):
+        return Index.apply(a, key=unwrap_key(key))
+    if Ellipsis in entries:
+        at = entries.index(Ellipsis)
+        used = sum(1 for e in entries if e is not None and e is not Ellipsis)
+        entries = entries[:at] + (slice(None),) * (a._data.ndim - used) + entries[at + 1:]
+    used = sum(1 for e in entries if e is not None)
+    if used > a._data.ndim:
+        raise IndexError(
+            f"too many indices for tensor of dimension {a._data.ndim}"
+        )
+    result, dim = a, 0
+    for entry in entries:
+        if entry is None:
+            result = Unsqueeze.apply(result, dim=dim)
+            dim += 1
+        elif isinstance(entry, slice):
+            if entry != slice(None):
+                result = Slice.apply(result, key=(slice(None),) * dim + (entry,))
+            dim += 1
+        else:
+            size = result._data.shape[dim]
+            if not -size <= entry < size:
+                raise IndexError(
+                    f"index {entry} is out of bounds for dimension {dim} with size {size}"
+                )
+            result = Select.apply(result, key=(slice(None),) * dim + (int(entry),))
+    if result is a:  # t[:] or t[...]: still a new view, as in torch
+        result = Slice.apply(a, key=(slice(None),))
+    return result
 
 
 class IndexPutIntoZeros(Op):
@@ -254,16 +290,17 @@ class Cat(Op):
                 "torch.stack, or unsqueeze them first"
             )
         (axis,) = normalize_dims(dim, arrays[0].ndim)
-        ctx.axis = axis
+        ctx.axis, ctx.metas = axis, [meta(t) for t in tensors]
         ctx.bounds = np.cumsum([0] + [arr.shape[axis] for arr in arrays])
-        return np.concatenate(arrays, axis=axis)
+        dtype = result_dtype(*tensors)
+        return np.concatenate([arr.astype(dtype, copy=False) for arr in arrays], axis=axis)
 
     @staticmethod
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.axis
         return tuple(
-            grad[(*lead, slice(int(start), int(stop)))]
-            for start, stop in zip(ctx.bounds[:-1], ctx.bounds[1:])
+            reduce_grad(grad[(*lead, slice(int(start), int(stop)))], input_meta)
+            for start, stop, input_meta in zip(ctx.bounds[:-1], ctx.bounds[1:], ctx.metas)
         )
 
 
@@ -274,13 +311,15 @@ class Stack(Op):
     def forward(ctx, *tensors, dim=0):
         arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
         axis = dim % (arrays[0].ndim + 1)
-        ctx.axis, ctx.count = axis, len(arrays)
-        return np.stack(arrays, axis=axis)
+        ctx.axis, ctx.metas = axis, [meta(t) for t in tensors]
+        dtype = result_dtype(*tensors)
+        return np.stack([arr.astype(dtype, copy=False) for arr in arrays], axis=axis)
 
     @staticmethod
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.axis
-        return tuple(grad[(*lead, i)] for i in range(ctx.count))
+        return tuple(reduce_grad(grad[(*lead, i)], input_meta)
+                     for i, input_meta in enumerate(ctx.metas))
 
 
 class Clone(Op):
