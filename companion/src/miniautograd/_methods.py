@@ -28,12 +28,18 @@ def _add(self, other, alpha=1):
     return ar.Add.apply(self, other) if alpha == 1 else ar.Add.apply(self, other, alpha=alpha)
 
 
-def _radd(self, other):
-    return ar.Add.apply(self, other)
-
-
 def _sub(self, other, alpha=1):
     return ar.Sub.apply(self, other) if alpha == 1 else ar.Sub.apply(self, other, alpha=alpha)
+
+
+def _binary(op):
+    """An operator method calling the op's apply directly (the hottest path of all)."""
+    apply = op.apply
+
+    def operator(self, other):
+        return apply(self, other)
+
+    return operator
 
 
 def _rsub(self, other):
@@ -41,10 +47,6 @@ def _rsub(self, other):
 
 
 def _mul(self, other):
-    return ar.Mul.apply(self, other)
-
-
-def _rmul(self, other):
     return ar.Mul.apply(self, other)
 
 
@@ -358,10 +360,10 @@ def _promote_like(self, other):
 def install(Tensor) -> None:  # noqa: N803 - the class being extended
     """Attach operators and methods to ``Tensor``."""
     methods: dict[str, Any] = {
-        "__add__": _add, "__radd__": _radd, "add": _add,
-        "__sub__": _sub, "__rsub__": _rsub, "sub": _sub,
-        "__mul__": _mul, "__rmul__": _rmul, "mul": _mul,
-        "__truediv__": _truediv, "__rtruediv__": _rtruediv, "div": _truediv,
+        "__add__": _binary(ar.Add), "__radd__": _binary(ar.Add), "add": _add,
+        "__sub__": _binary(ar.Sub), "__rsub__": _rsub, "sub": _sub,
+        "__mul__": _binary(ar.Mul), "__rmul__": _binary(ar.Mul), "mul": _mul,
+        "__truediv__": _binary(ar.Div), "__rtruediv__": _rtruediv, "div": _truediv,
         "__pow__": _pow, "__rpow__": _rpow, "pow": _pow,
         "__matmul__": _matmul, "__rmatmul__": _rmatmul, "matmul": _matmul,
         "mm": lambda self, other: linalg.Mm.apply(self, other),

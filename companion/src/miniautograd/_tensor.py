@@ -93,7 +93,9 @@ class Tensor:
     def _make(cls, data: Any, requires_grad: bool = False, grad_fn: Any = None,
               output_nr: int = 0, vc: list | None = None) -> Tensor:
         """Wrap an array without copying (the fast path every operation uses)."""
-        if type(data) is not np.ndarray and not _backend.is_cuda_array(data):
+        if type(data) is not np.ndarray and (
+            isinstance(data, np.generic) or not _backend.is_cuda_array(data)
+        ):
             data = np.asarray(data)  # numpy returns scalars from 0-d operations
         tensor = cls.__new__(cls)
         tensor._data = data

@@ -17,7 +17,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from .grad_mode import STATE, no_grad
-from .graph import Node
+from .graph import Node, _sequence_numbers
+
+_NO_EDGE = (None, 0)
+_new_node = object.__new__  # built-in nodes need no __init__ beyond their sequence number
 
 _INPLACE_HINT = (
     "Hint: the tensor was changed in place (by an operation ending in '_', `+=`, `-=`, an "
@@ -366,14 +369,26 @@ class Op(Function):
 
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
-        # The hot path of the whole engine: keep it free of anything not needed every time.
+        # The hot path of the whole engine: one pass over the inputs finds which need grad
+        # and their edges; the node is only created when some input needs grad.
         vc = inputs[0]._vc if cls._is_view else None
         if STATE.enabled:
-            needs = [isinstance(a, Tensor) and a._requires_grad for a in inputs]
-            if True in needs:
-                ctx = cls._backward_cls()
+            needs, edges, tracked = [], [], False
+            for value in inputs:
+                if isinstance(value, Tensor) and value._requires_grad:
+                    tracked = True
+                    needs.append(True)
+                    node = value.grad_fn
+                    edges.append((node, value._output_nr) if node is not None
+                                 else (value._get_accumulator(), 0))
+                else:
+                    needs.append(False)
+                    edges.append(_NO_EDGE)
+            if tracked:
+                ctx = _new_node(cls._backward_cls)
+                ctx._seq = next(_sequence_numbers)
                 ctx.needs_input_grad = needs
-                ctx.next_functions = tuple([edge_to(a) for a in inputs])
+                ctx.next_functions = tuple(edges)
                 out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx, 0, vc)
                 if cls._saves_result:
                     saved = ctx._result = SavedTensor(out)

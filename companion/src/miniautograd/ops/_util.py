@@ -92,9 +92,22 @@ def meta(value: Any) -> tuple | None:
     return (value._data.shape, value._data.dtype) if isinstance(value, Tensor) else None
 
 
-def reduce_grad(grad: Tensor, input_meta: tuple | None) -> Tensor | None:
+def broadcast_meta(a: Any, b: Any) -> tuple | None:
+    """None when neither input's gradient will need un-broadcasting or casting (the common,
+    fast case: a tensor with a Python number, or two tensors of one shape and dtype)."""
+    if isinstance(b, Tensor):
+        if not isinstance(a, Tensor) or a._data.shape != b._data.shape or \
+                a._data.dtype != b._data.dtype:
+            return meta(a), meta(b)
+        return None
+    if isinstance(b, float) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+        return None
+    return meta(a), meta(b)
+
+
+def reduce_grad(grad: Tensor | None, input_meta: tuple | None) -> Tensor | None:
     """Undo broadcasting (sum over broadcast dims) and cast back to the input's dtype."""
-    if input_meta is None:
+    if input_meta is None or grad is None:
         return None
     shape, dtype = input_meta
     if grad._data.shape != shape:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import as_saved, meta, operands, reduce_grad
+from ._util import as_saved, broadcast_meta, meta, operands, reduce_grad
 
 # ---- binary arithmetic -----------------------------------------------------------------------
 
@@ -20,14 +20,16 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = operands(a, b)
-        ctx.meta = (meta(a), meta(b))
+        ctx.meta = broadcast_meta(a, b)
         ctx.alpha = alpha
         return x + y if alpha == 1 else x + alpha * y
 
     @staticmethod
     def backward(ctx, grad):
-        meta_a, meta_b = ctx.meta
         grad_b = grad if ctx.alpha == 1 else grad * ctx.alpha
+        if ctx.meta is None:
+            return grad, grad_b
+        meta_a, meta_b = ctx.meta
         return reduce_grad(grad, meta_a), reduce_grad(grad_b, meta_b)
 
 
@@ -69,22 +71,27 @@ class Mul(Op):
     @staticmethod
     def forward(ctx, a, b):
         x, y = operands(a, b)
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx._save(
-                as_saved(a, x) if ctx.needs_input_grad[1] else None,
-                as_saved(b, x) if ctx.needs_input_grad[0] else None,
-            )
-            ctx.meta = (meta(a), meta(b))
+        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        if need_a or need_b:
+            if isinstance(b, Tensor):
+                ctx._save(a if need_b else None, b if need_a else None)
+            else:  # a Python number needs no saving as a tensor (and never needs a gradient)
+                ctx._save(None, None)
+                ctx.number = b
+            ctx.meta = broadcast_meta(a, b)
         return x * y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
+        if b is None and ctx.needs_input_grad[0]:
+            b = ctx.number
+        grad_a = grad * b if ctx.needs_input_grad[0] else None
+        grad_b = grad * a if ctx.needs_input_grad[1] else None
+        if ctx.meta is None:
+            return grad_a, grad_b
         meta_a, meta_b = ctx.meta
-        return (
-            reduce_grad(grad * b, meta_a) if b is not None else None,
-            reduce_grad(grad * a, meta_b) if a is not None else None,
-        )
+        return reduce_grad(grad_a, meta_a), reduce_grad(grad_b, meta_b)
 
 
 class Div(Op):
