@@ -1,0 +1,275 @@
+"""``distributions.Categorical``: the distribution a policy samples its actions from.
+
+It follows ``torch.distributions.Categorical`` step by step, so that the two libraries agree on
+more than the formulas:
+
+- ``sample`` makes the call torch makes, ``multinomial(probs_2d, n, True)``, on the same random
+  stream (``_random`` replays torch's CPU generator), so after the same seed both libraries draw
+  the same actions from the same probabilities;
+- ``log_prob`` and ``entropy`` are built from recorded operations, so a REINFORCE loss
+  ``-(log_prob * return).sum()`` back-propagates into the policy's parameters;
+- arguments are validated as torch validates them (``ValueError`` for NaN logits, probabilities
+  that are not a distribution, or actions outside ``0..K-1``), with a hint at the usual cause.
+
+Not reproduced: torch's graph for the normalisation. torch records ``logits - logsumexp`` and
+``gather`` (``SubBackward0``, ``LogsumexpBackward0``, ``GatherBackward0``); this engine has
+neither ``logsumexp`` nor ``gather`` yet, so ``logits`` is ``log_softmax`` and ``log_prob``
+indexes (``LogSoftmaxBackward0``, ``IndexBackward0``). Values and gradients are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import _backend
+from ._creation import arange, full, multinomial
+from ._dtype import finfo
+from ._tensor import Size, Tensor
+from .autograd.grad_mode import enable_grad, no_grad
+
+__all__ = ["Categorical", "Distribution"]
+
+_NAN_HINT = (
+    "NaN here usually means the network's parameters became NaN: a NaN loss was "
+    "back-propagated and applied by optimizer.step(). Check the loss (e.g. the std of a "
+    "single number is NaN) before stepping."
+)
+
+
+class _lazy_property:  # noqa: N801 - a decorator, named like torch's
+    """Computed on first access and then stored in the instance (``torch.distributions.utils``).
+
+    Like torch's, it computes with autograd on, so ``probs`` derived from logits that require
+    grad stay differentiable even when first read inside ``no_grad``.
+    """
+
+    def __init__(self, wrapped: Callable[[Any], Tensor]) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.name = wrapped.__name__
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        if instance is None:
+            return self
+        with enable_grad():
+            value = self.wrapped(instance)
+        instance.__dict__[self.name] = value
+        return value
+
+
+class _Constraint:
+    """What a parameter or a value must satisfy, printed as torch prints its constraint."""
+
+    def __init__(self, text: str, check: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.text, self.check = text, check
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _real_vector() -> _Constraint:
+    return _Constraint("IndependentConstraint(Real(), 1)", lambda v: (v == v).all(axis=-1))
+
+
+def _simplex() -> _Constraint:
+    return _Constraint(
+        "Simplex()",
+        lambda v: (v >= 0).all(axis=-1) & (np.abs(v.sum(axis=-1) - 1) < 1e-6),
+    )
+
+
+def _integer_interval(low: int, high: int) -> _Constraint:
+    return _Constraint(
+        f"IntegerInterval(lower_bound={low}, upper_bound={high})",
+        lambda v: (v % 1 == 0) & (low <= v) & (v <= high),
+    )
+
+
+class Distribution:
+    """The parts of ``torch.distributions.Distribution`` that Categorical needs."""
+
+    _validate_args = __debug__  # torch validates by default unless Python runs with -O
+    arg_constraints: ClassVar[dict[str, _Constraint]] = {}
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        """Switch argument validation on or off for distributions created afterwards."""
+        if value not in (True, False):
+            raise ValueError("set_default_validate_args expects True or False")
+        Distribution._validate_args = value
+
+    def __init__(self, batch_shape: Sequence[int] = (), event_shape: Sequence[int] = (),
+                 validate_args: bool | None = None) -> None:
+        self._batch_shape = Size(batch_shape)
+        self._event_shape = Size(event_shape)
+        if validate_args is not None:
+            self._validate_args = validate_args
+        if not self._validate_args:
+            return
+        for param, constraint in self.arg_constraints.items():
+            if param not in self.__dict__:  # a lazy property not computed yet: nothing to check
+                continue
+            value = self.__dict__[param]
+            if not constraint.check(value._numpy_view()).all():
+                raise ValueError(
+                    f"Expected parameter {param} ({type(value).__name__} of shape "
+                    f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                    f"{constraint!r}, but found invalid values:\n{value}\n{_NAN_HINT}"
+                )
+
+    @property
+    def batch_shape(self) -> Size:
+        return self._batch_shape
+
+    @property
+    def event_shape(self) -> Size:
+        return self._event_shape
+
+    def _extended_shape(self, sample_shape: Sequence[int] = ()) -> Size:
+        return Size((*sample_shape, *self._batch_shape, *self._event_shape))
+
+    def _validate_sample(self, value: Any) -> None:
+        if not isinstance(value, Tensor):
+            raise ValueError(
+                "The value argument to log_prob must be a Tensor (e.g. the sampled actions, "
+                "or torch.tensor(actions))"
+            )
+        expected = (*self._batch_shape, *self._event_shape)
+        for i, j in zip(reversed(tuple(value.shape)), reversed(expected), strict=False):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: {value.shape} vs "
+                    f"{Size(expected)}."
+                )
+        support = self.support
+        if not support.check(value._numpy_view()).all():
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
+                f"to be within the support ({support!r}) of the distribution {self!r}, but found "
+                f"invalid values:\n{value}"
+            )
+
+    def __repr__(self) -> str:
+        shown = []
+        for name in self.arg_constraints:
+            if name in self.__dict__:
+                value = self.__dict__[name]
+                shown.append(f"{name}: {value.item() if value.numel() == 1 else value.size()}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _as_size(sample_shape: Any) -> Size:
+    if isinstance(sample_shape, (int, np.integer)):
+        raise TypeError(
+            f"sample_shape must be a tuple of sizes, e.g. ({sample_shape},), not an int "
+            "(torch.Size(int) fails the same way)"
+        )
+    return Size(int(s) for s in sample_shape)
+
+
+def _index_grid(shape: tuple[int, ...], xp: Any) -> tuple[Any, ...]:
+    """Broadcastable index arrays, one per dimension of ``shape`` (``numpy.ix_``-like)."""
+    last = len(shape) - 1
+    return tuple(xp.arange(n).reshape((-1,) + (1,) * (last - d)) for d, n in enumerate(shape))
+
+
+class Categorical(Distribution):
+    """A distribution over ``0..K-1`` from ``probs`` or ``logits`` (last dimension K).
+
+    Both are normalised: ``probs`` to sum to 1, ``logits`` to be log-probabilities. Leading
+    dimensions are a batch of independent distributions (one per state in a batch of states).
+    """
+
+    arg_constraints: ClassVar[dict[str, _Constraint]] = {
+        "probs": _simplex(), "logits": _real_vector()}
+    has_enumerate_support = True
+
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            if probs.dim() < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = probs / probs.sum(-1, keepdim=True)
+            param = self.probs
+        else:
+            if logits.dim() < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self.logits = logits.log_softmax(-1)  # torch: logits - logits.logsumexp(-1, True)
+            param = self.logits
+        self._param = param
+        self._num_events = param.shape[-1]
+        batch_shape = param.shape[:-1] if param.dim() > 1 else ()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @_lazy_property
+    def logits(self) -> Tensor:
+        """Log-probabilities; from ``probs`` clamped away from 0 and 1 as torch does."""
+        eps = finfo(self.probs.dtype).eps
+        return self.probs.clamp(min=eps, max=1 - eps).log()
+
+    @_lazy_property
+    def probs(self) -> Tensor:
+        """Probabilities; from ``logits`` by softmax."""
+        return self.logits.softmax(-1)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.shape
+
+    @property
+    def support(self) -> _Constraint:
+        return _integer_interval(0, self._num_events - 1)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.probs.argmax(dim=-1)
+
+    @property
+    def mean(self) -> Tensor:
+        return full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+
+    @property
+    def variance(self) -> Tensor:
+        return full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+
+    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        """Indices drawn with torch's call and random stream: ``multinomial(probs, n, True)``."""
+        shape = _as_size(sample_shape)
+        with no_grad():
+            probs_2d = self.probs.reshape(-1, self._num_events)
+            samples_2d = multinomial(probs_2d, shape.numel(), True).T
+            samples = samples_2d.reshape(*self._extended_shape(shape))
+        if _backend.is_cuda_array(self._param._data):
+            samples = samples.to(self._param.device)
+        return samples
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """log p(value), differentiable with respect to the parameters: the score function's
+        ``log pi(a|s)``. ``value`` broadcasts against the batch shape (e.g. samples of shape
+        ``sample_shape + batch_shape``)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        value = value.long()
+        batch = tuple(np.broadcast_shapes(tuple(value.shape), tuple(self._batch_shape)))
+        log_pmf = self.logits
+        if tuple(log_pmf.shape[:-1]) != batch:
+            log_pmf = log_pmf.expand(*batch, self._num_events)
+        xp = _backend.xp_of(log_pmf._data)
+        chosen = xp.broadcast_to(value._data, batch)
+        return log_pmf[(*_index_grid(batch, xp), chosen)]
+
+    def entropy(self) -> Tensor:
+        """-sum p log p over the K outcomes (torch's formula, with logits clamped at finfo.min)."""
+        logits = self.logits.clamp(min=finfo(self.logits.dtype).min)
+        return -(logits * self.probs).sum(-1)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """All outcomes ``0..K-1`` along a new first dimension, broadcast to the batch."""
+        values = arange(self._num_events, device=self._param.device)
+        values = values.reshape(-1, *(1,) * len(self._batch_shape))
+        return values.expand(-1, *self._batch_shape) if expand else values
