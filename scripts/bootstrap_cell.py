@@ -1,9 +1,9 @@
 """Write the Colab bootstrap cell at the top of each chapter notebook.
 
 Every chapter starts with the same hidden cell (tag ``remove-cell``): outside Colab it does
-nothing; in Colab it pip-installs the companion package from the repository named in
-_config.yml, and the pinned packages Colab lacks, so that the repository URL and the versions
-live in one place (_config.yml and requirements.txt). Usage::
+nothing; in a Colab runtime without the companion package it pip-installs it from the
+repository named in _config.yml, with the pinned packages Colab lacks, so that the repository
+URL and the versions live in one place (_config.yml and requirements.txt). Usage::
 
     python scripts/bootstrap_cell.py book/chapters/*.ipynb          # insert or update
     python scripts/bootstrap_cell.py --check book/chapters/*.ipynb  # exit 1 if out of date
@@ -27,21 +27,26 @@ COLAB_EXTRAS = ("micrograd", "mygrad", "autograd", "gymnasium")
 SOURCE_VARIABLE = "AUTOGRAD_BOOK_INSTALL_SOURCE"
 FORCE_VARIABLE = "AUTOGRAD_BOOK_FORCE_COLAB"
 
-TEMPLATE = '''\
+TEMPLATE = """\
 # Set-up for Google Colab (hidden in the book). Elsewhere this cell does nothing.
+import importlib.util
 import os
 import sys
 
-if "google.colab" in sys.modules or os.environ.get("{force}"):
-    import importlib
+in_colab = "google.colab" in sys.modules or os.environ.get("{force}")
+if in_colab and importlib.util.find_spec("miniautograd") is None:
     import subprocess
 
-    companion = os.environ.get("{source}", "{companion}")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", companion, {extras}],
-        check=True,
+    companion = os.environ.get(
+        "{source}",
+        "{companion}",
     )
-    importlib.invalidate_caches()'''
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", companion]
+    pip += [
+{extras}
+    ]
+    subprocess.run(pip, check=True)
+    importlib.invalidate_caches()"""
 
 
 def companion_url(config: Path = ROOT / "_config.yml") -> str:
@@ -62,7 +67,7 @@ def bootstrap_source() -> str:
     missing = [name for name in COLAB_EXTRAS if name not in pinned]
     if missing:
         raise SystemExit(f"requirements.txt has no `==` pin for {missing}")
-    extras = ", ".join(f'"{pinned[name]}"' for name in COLAB_EXTRAS)
+    extras = "\n".join(f'        "{pinned[name]}",' for name in COLAB_EXTRAS)
     return TEMPLATE.format(
         force=FORCE_VARIABLE, source=SOURCE_VARIABLE, companion=companion_url(), extras=extras
     )
