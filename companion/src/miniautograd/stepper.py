@@ -16,22 +16,29 @@ from .graph import Graph
 from .graph._dot import Decorations, Layout, draw
 from .graph._trace import summarize, to_numpy, walk
 
-MAX_FRAMES = 150  # beyond this the widget would weigh megabytes; the filmstrip text is shown instead
+MAX_FRAMES = 150  # more would weigh megabytes: the widget shows the text listing instead
+
+Grads = tuple[np.ndarray | None, ...]
 
 
-def _copy(grads: Any) -> tuple[np.ndarray | None, ...]:
+def _copy(grads: Any) -> Grads:
     return tuple(None if g is None else to_numpy(g) for g in grads)
+
+
+def _text(grads: Grads) -> str:
+    parts = [str(summarize(g)) for g in grads]
+    return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 
 @dataclass(frozen=True)
 class Step:
-    """One node running during backward: what arrived, what it sent, and every leaf's ``.grad`` after."""
+    """One node running in backward: what reached it, what it sent, every leaf's .grad after."""
 
     index: int
     node: str
     op: str
-    grad_outputs: tuple[np.ndarray | None, ...]
-    grad_inputs: tuple[np.ndarray | None, ...]
+    grad_outputs: Grads
+    grad_inputs: Grads
     grads: Mapping[str, np.ndarray | None]
 
 
@@ -43,8 +50,13 @@ class BackwardRecording:
     with the gradient it carried.
     """
 
-    def __init__(self, graph: Graph, steps: list[Step], initial: Mapping[str, np.ndarray | None],
-                 root_edge: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        steps: list[Step],
+        initial: Mapping[str, np.ndarray | None],
+        root_edge: tuple[str, str],
+    ) -> None:
         self.graph = graph
         self.steps = steps
         self.initial = initial
@@ -67,38 +79,49 @@ class BackwardRecording:
         first = next((s for s in self.steps if s.node == fid), None)
         return first.grad_outputs[0] if first else None
 
-    def _targets(self, step: Step) -> list[tuple[str | None, np.ndarray | None]]:
+    def _sent(self, step: Step) -> list[tuple[int, str, np.ndarray]]:
+        """(slot, target node, gradient) for every edge this step sent a gradient along."""
         nexts = self.graph.by_id[step.node].next_functions
-        return [(nid, g) for (nid, _), g in zip(nexts, step.grad_inputs)]
+        return [
+            (slot, nid, g)
+            for slot, ((nid, _), g) in enumerate(zip(nexts, step.grad_inputs, strict=False))
+            if nid is not None and g is not None
+        ]
 
-    def _name(self, nid: str) -> str:
+    @cached_property
+    def _leaf_of(self) -> dict[str, str]:
+        """AccumulateGrad node id -> the id of the leaf it fills."""
+        return {e.src: e.dst for e in self.graph.edges if e.kind == "variable"}
+
+    def _who(self, nid: str) -> str:
         node = self.graph.by_id[nid]
-        return node.label or f"the {node.kind} {node.shape}"
+        leaf = self.graph.by_id.get(self._leaf_of.get(nid, ""))
+        return f"{node.label} of {leaf.label}" if leaf is not None and leaf.label else node.label
 
     def caption(self, k: int) -> str:
+        """What frame ``k`` shows, in one sentence."""
         if k == 0:
-            op = self.graph.by_id[self.root_edge[1]].label
-            return f"Before backward: the seed gradient {summarize(self.seed)} enters {op}, the output's grad_fn."
+            start = self._who(self.root_edge[1])
+            return f"Before backward: the seed gradient {summarize(self.seed)} goes to {start}."
         step = self.steps[k - 1]
-        head = f"Step {k} of {len(self.steps)}: {step.op} runs"
-        leaf = next((e.dst for e in self.graph.edges if e.src == step.node and e.kind == "variable"), None)
+        head = f"Step {k} of {len(self.steps)}: {self._who(step.node)} runs"
+        leaf = self._leaf_of.get(step.node)
         if leaf is not None:
-            return f"{head} and accumulates into {self._name(leaf)}: .grad = {summarize(step.grads[leaf])}."
-        sent = [f"{summarize(g)} to {self.graph.by_id[nid].label}" for nid, g in self._targets(step)
-                if nid is not None and g is not None]
-        return f"{head}, gets {summarize(step.grad_outputs[0])}" + (f", sends {'; '.join(sent)}." if sent else ".")
+            return f"{head}; .grad is now {summarize(step.grads[leaf])}."
+        sent = [f"{summarize(g)} to {self._who(nid)}" for _, nid, g in self._sent(step)]
+        tail = f" and sends {'; '.join(sent)}" if sent else ""
+        return f"{head}: gets {_text(step.grad_outputs)}{tail}."
 
     def decorations(self, k: int) -> Decorations:
-        labels: dict[tuple[str, str, int], str] = {}
-        active: set[tuple[str, str, int]] = set()
+        """Highlights and labels of frame ``k``: what has run, what runs, what each edge carried."""
         root_key = (*self.root_edge, 0)
-        labels[root_key] = summarize(self.seed) or ""
+        labels = {root_key: str(summarize(self.seed))}
+        active: set[tuple[str, str, int]] = set()
         for step in self.steps[:k]:
-            for slot, (nid, g) in enumerate(self._targets(step)):
-                if nid is not None and g is not None:
-                    labels[(step.node, nid, slot)] = summarize(g) or ""
-                    if step.index == k:
-                        active.add((step.node, nid, slot))
+            for slot, nid, g in self._sent(step):
+                labels[(step.node, nid, slot)] = str(summarize(g))
+                if step.index == k:
+                    active.add((step.node, nid, slot))
         return Decorations(
             active_nodes=frozenset({self.steps[k - 1].node} if k else set()),
             done_nodes=frozenset(s.node for s in self.steps[: max(k - 1, 0)]),
@@ -109,25 +132,32 @@ class BackwardRecording:
 
     @cached_property
     def _layout(self) -> Layout:
-        """One dot layout with every label at its widest, so frames do not jump as values appear."""
+        """One dot layout with every label at its widest: frames do not jump as values appear."""
         frames = range(len(self))
-        widest = {nid: max((str(summarize(self.grads(k)[nid])) for k in frames), key=len) for nid in self.initial}
+        widest = {
+            nid: max((str(summarize(self.grads(k)[nid])) for k in frames), key=len)
+            for nid in self.initial
+        }
         deco = replace(self.decorations(len(self) - 1), grads=widest)
-        return Layout.of(draw(self.graph, show_grad=True, max_nodes=len(self.graph), decorations=deco))
+        return Layout.of(self._draw(deco))
+
+    def _draw(self, deco: Decorations) -> Any:
+        return draw(self.graph, show_grad=True, max_nodes=len(self.graph), decorations=deco)
 
     def frame(self, k: int) -> Any:
         """Frame ``k`` as a graphviz drawing."""
         if not 0 <= k < len(self):
-            raise IndexError(f"frame {k} out of range: this recording has frames 0..{len(self) - 1}")
-        deco = replace(self.decorations(k), layout=self._layout)
-        return draw(self.graph, show_grad=True, max_nodes=len(self.graph), decorations=deco)
+            raise IndexError(f"frame {k} out of range: this recording has 0..{len(self) - 1}")
+        return self._draw(replace(self.decorations(k), layout=self._layout))
 
     def filmstrip(self, svg: bool = False) -> str:
-        """Every frame in order: a numbered text listing, or (``svg=True``) HTML with the SVGs stacked."""
+        """All frames in order: a numbered text listing, or (``svg=True``) stacked SVG figures."""
         if not svg:
             return "\n".join(f"{k}. {self.caption(k)}" for k in range(len(self)))
-        return "\n".join(f"<figure><figcaption>{html.escape(self.caption(k))}</figcaption>{svg_text}</figure>"
-                         for k, svg_text in enumerate(self._svgs))
+        return "\n".join(
+            f"<figure><figcaption>{html.escape(self.caption(k))}</figcaption>{svg_text}</figure>"
+            for k, svg_text in enumerate(self._svgs)
+        )
 
     @cached_property
     def _svgs(self) -> list[str]:
@@ -135,14 +165,18 @@ class BackwardRecording:
 
     def _repr_html_(self) -> str:
         if len(self) > MAX_FRAMES:
-            return (f"<p>{len(self.steps)} steps are too many to draw; the listing:</p>"
-                    f"<pre>{html.escape(self.filmstrip())}</pre>")
-        return stepper_html(self._svgs, [self.caption(k) for k in range(len(self))], self.filmstrip())
+            return (
+                f"<p>{len(self.steps)} steps are too many to draw; the listing:</p>"
+                f"<pre>{html.escape(self.filmstrip())}</pre>"
+            )
+        return stepper_html(
+            self._svgs, [self.caption(k) for k in range(len(self))], self.filmstrip()
+        )
 
 
 def _inline(svg: str) -> str:
     """SVG text ready to sit inside HTML: no XML prolog, DOCTYPE or comments."""
-    svg = svg[svg.index("<svg"):]
+    svg = svg[svg.index("<svg") :]
     return re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
 
 
@@ -150,8 +184,8 @@ CSS = """
 .mag-stepper{max-width:100%;margin:.5em 0}
 .mag-stepper figure{margin:0 0 1em 0}
 .mag-stepper svg{max-width:100%;height:auto}
-.mag-stepper figcaption{font-family:system-ui,sans-serif;margin:.3em 0;min-height:2.6em}
-.mag-stepper .mag-controls{display:none;gap:.6em;align-items:center;font-family:system-ui,sans-serif}
+.mag-stepper figcaption{margin:.3em 0;min-height:2.6em}
+.mag-stepper .mag-controls{display:none;gap:.6em;align-items:center}
 .mag-stepper.mag-js .mag-controls{display:flex}
 .mag-stepper.mag-js .mag-frame{display:none}
 .mag-stepper.mag-js .mag-frame.mag-on{display:block}
@@ -159,10 +193,11 @@ CSS = """
 .mag-stepper input[type=range]{flex:1;max-width:22em}
 """
 
+# Plain ES5, no libraries: runs in Jupyter, in Colab's output iframe and on the static book page.
 JS = """
 (function () {
   var script = document.currentScript;
-  var root = (script && script.closest('[data-mag-stepper]')) || document.getElementById('%(uid)s');
+  var root = (script && script.closest('[data-mag-stepper]')) || document.getElementById('%s');
   if (!root || root.hasAttribute('data-mag-ready')) { return; }
   root.setAttribute('data-mag-ready', '');
   root.classList.add('mag-js');
@@ -184,51 +219,66 @@ JS = """
   next.addEventListener('click', function () { show(+slider.value + 1); });
   slider.addEventListener('input', function () { show(+slider.value); });
   root.addEventListener('keydown', function (e) {
-    if (e.key === 'ArrowRight') { show(+slider.value + 1); } else if (e.key === 'ArrowLeft') { show(+slider.value - 1); }
+    var step = {ArrowRight: 1, ArrowLeft: -1}[e.key];
+    if (step) { show(+slider.value + step); }
   });
   show(0);
 })();
 """
 
+CONTROLS = (
+    '<div class="mag-controls">'
+    '<button type="button" class="mag-prev" aria-label="previous step">◀ prev</button>'
+    '<input type="range" class="mag-slider" min="0" max="%(last)d" step="1" value="0"'
+    ' aria-label="step">'
+    '<button type="button" class="mag-next" aria-label="next step">next ▶</button>'
+    '<span class="mag-count">step 0 / %(last)d</span></div>'
+)
+
 
 def stepper_html(svgs: list[str], captions: list[str], fallback: str) -> str:
     """Self-contained stepper: inline SVG frames, buttons, a slider and plain inline JavaScript.
 
-    Without JavaScript every frame shows, stacked, with its caption. The DOM id is a hash of
-    the content, so re-running a notebook stores identical output.
+    Without JavaScript every frame shows, stacked under its caption. The DOM id is a hash of
+    the content, so re-running a notebook stores byte-identical output.
     """
     digest = hashlib.blake2b("".join(svgs + captions).encode(), digest_size=6).hexdigest()
     uid = f"mag-stepper-{digest}"
     frames = []
-    for k, (svg, caption) in enumerate(zip(svgs, captions)):
-        svg = re.sub(r' id="([^"]+)"', rf' id="{uid}-{k}-\1"', svg)
-        frames.append(f'<figure class="mag-frame" data-step="{k}">'
-                      f"<figcaption>{html.escape(caption)}</figcaption>{svg}</figure>")
-    last = len(svgs) - 1
+    for k, (svg, caption) in enumerate(zip(svgs, captions, strict=True)):
+        svg = re.sub(r' id="([^"]+)"', rf' id="{uid}-{k}-\1"', svg)  # graphviz reuses node1, ...
+        frames.append(
+            f'<figure class="mag-frame" data-step="{k}">'
+            f"<figcaption>{html.escape(caption)}</figcaption>{svg}</figure>"
+        )
     return (
         f'<div class="mag-stepper" id="{uid}" data-mag-stepper="" tabindex="0">'
-        f"<style>{CSS}</style>"
-        f'<div class="mag-controls"><button type="button" class="mag-prev" aria-label="previous step">◀ prev</button>'
-        f'<input type="range" class="mag-slider" min="0" max="{last}" step="1" value="0" aria-label="step">'
-        f'<button type="button" class="mag-next" aria-label="next step">next ▶</button>'
-        f'<span class="mag-count">step 0 / {last}</span></div>'
+        f"<style>{CSS}</style>{CONTROLS % {'last': len(svgs) - 1}}"
         f"<noscript><pre>{html.escape(fallback)}</pre></noscript>"
         + "".join(frames)
-        + f"<script>{JS % {'uid': uid}}</script></div>"
+        + f"<script>{JS % uid}</script></div>"
     )
 
 
-def record_backward(root: Any, gradient: Any = None, *, names: Mapping[str, Any] | None = None,
-                    retain_graph: bool | None = None) -> BackwardRecording:
+def record_backward(
+    root: Any,
+    gradient: Any = None,
+    *,
+    names: Mapping[str, Any] | None = None,
+    retain_graph: bool | None = None,
+) -> BackwardRecording:
     """Run ``root.backward(gradient)`` with hooks on every node and record what each step did.
 
-    Works on torch and miniautograd tensors. Hooks are removed afterwards; the recording
-    keeps numpy copies only, so it holds no reference to the graph.
+    Works on torch and miniautograd tensors. Each node gets a pre-hook (what reaches it) and
+    a hook (what it sends along ``next_functions``); both are removed afterwards. The
+    recording keeps numpy copies only, no reference to the graph.
     """
     if getattr(root, "grad_fn", None) is None:
-        raise ValueError("record_backward needs a tensor computed from others (its grad_fn is None); "
-                         "pass the loss, e.g. record_backward((x * 2).sum()), not a leaf")
-    w = walk(root, names=names)
+        raise ValueError(
+            "record_backward needs a tensor computed from others (its grad_fn is None); "
+            "pass the loss, e.g. record_backward((x * 2).sum()), not a leaf"
+        )
+    w = walk(root, names=names, saved=False)
     graph = w.graph
     leaves = {e.dst: w.objects[e.dst] for e in graph.edges if e.kind == "variable"}
 
@@ -237,18 +287,20 @@ def record_backward(root: Any, gradient: Any = None, *, names: Mapping[str, Any]
 
     initial = snapshot()
     steps: list[Step] = []
-    arrived: dict[str, tuple[np.ndarray | None, ...]] = {}
+    arrived: dict[str, Grads] = {}
 
     def prehook(nid: str) -> Any:
         def hook(grad_outputs: Any) -> None:
             arrived[nid] = _copy(grad_outputs)
+
         return hook
 
     def posthook(nid: str) -> Any:
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
-            node = graph.by_id[nid]
-            steps.append(Step(len(steps) + 1, nid, node.label, arrived.pop(nid, _copy(grad_outputs)),
-                              _copy(grad_inputs), snapshot()))
+            got = arrived.pop(nid)
+            op = graph.by_id[nid].label
+            steps.append(Step(len(steps) + 1, nid, op, got, _copy(grad_inputs), snapshot()))
+
         return hook
 
     handles = []
@@ -256,7 +308,8 @@ def record_backward(root: Any, gradient: Any = None, *, names: Mapping[str, Any]
         for node in graph.nodes:
             if node.kind == "function":
                 fn = w.objects[node.id]
-                handles += [fn.register_prehook(prehook(node.id)), fn.register_hook(posthook(node.id))]
+                handles.append(fn.register_prehook(prehook(node.id)))
+                handles.append(fn.register_hook(posthook(node.id)))
         root.backward(gradient, retain_graph=retain_graph)
     finally:
         for h in handles:

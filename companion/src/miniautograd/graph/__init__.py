@@ -4,4 +4,13 @@ from ._compare import GraphComparison, same_graph
 from ._dot import draw, draw_side_by_side
 from ._trace import Graph, GraphEdge, GraphNode, trace
 
-__all__ = ["Graph", "GraphComparison", "GraphEdge", "GraphNode", "draw", "draw_side_by_side", "same_graph", "trace"]
+__all__ = [
+    "Graph",
+    "GraphComparison",
+    "GraphEdge",
+    "GraphNode",
+    "draw",
+    "draw_side_by_side",
+    "same_graph",
+    "trace",
+]

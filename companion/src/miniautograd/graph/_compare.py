@@ -7,6 +7,7 @@ import hashlib
 import html
 from collections import deque
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ._trace import Graph, GraphNode, trace
@@ -27,7 +28,7 @@ Link = tuple[str | None, int]  # (node id or None, input_nr), like one entry of 
 
 
 def _links(graph: Graph) -> dict[str, list[Link]]:
-    """What each node points to: ``next_functions`` for functions, ``grad_fn``/``variable`` otherwise."""
+    """Each node's out-links: ``next_functions`` for functions, else ``grad_fn``/``variable``."""
     out: dict[str, list[Link]] = {n.id: list(n.next_functions) for n in graph.nodes}
     for e in graph.edges:
         if e.kind in ("grad_fn", "variable"):
@@ -35,8 +36,8 @@ def _links(graph: Graph) -> dict[str, list[Link]]:
     return out
 
 
-def _signatures(graph: Graph, out: dict[str, list[Link]], shapes: bool, dtypes: bool) -> dict[str, str]:
-    """Merkle-style digests of each node's sub-graph, bottom-up (iterative), inputs of + and * sorted."""
+def _signatures(graph: Graph, out: dict[str, list[Link]], shapes: bool, dtypes: bool) -> dict:
+    """Merkle-style digest of each node's sub-graph, bottom-up, inputs of + and * sorted."""
     indegree = dict.fromkeys(out, 0)
     for kids in out.values():
         for dst, _ in kids:
@@ -62,8 +63,14 @@ def _signatures(graph: Graph, out: dict[str, list[Link]], shapes: bool, dtypes: 
     return sig
 
 
-def listing(graph: Graph, *, shapes: bool = True, dtypes: bool = True, saved: bool = False,
-            commutative: bool = False) -> list[str]:
+def listing(
+    graph: Graph,
+    *,
+    shapes: bool = True,
+    dtypes: bool = True,
+    saved: bool = False,
+    commutative: bool = False,
+) -> list[str]:
     """One line per node, renumbered by a BFS from the roots: equal listings mean equal graphs."""
     out = _links(graph)
     if commutative:
@@ -87,14 +94,17 @@ def listing(graph: Graph, *, shapes: bool = True, dtypes: bool = True, saved: bo
     if saved:
         for e in graph.edges:
             if e.kind == "saved":
-                saved_of[e.dst].append(f"    saved {_describe(graph.by_id[e.src], shapes, dtypes)}")
+                saved_of[e.dst].append(f"    {_describe(graph.by_id[e.src], shapes, dtypes)}")
     lines = []
     for n in order:
         node = graph.by_id[n]
         line = f"{number[n]} {_describe(node, shapes, dtypes)}"
         if node.kind == "function":
-            nexts = [f"({number.get(d, 'None')}, {nr})" for d, nr in out[n]
-                     if d is None or graph.by_id[d].kind == "function"]
+            nexts = [
+                f"({number.get(d, 'None')}, {nr})"
+                for d, nr in out[n]
+                if d is None or graph.by_id[d].kind == "function"
+            ]
             line += f" next_functions=({', '.join(nexts)}{',' if len(nexts) == 1 else ''})"
         for d, _ in out[n]:
             if d is not None and graph.by_id[d].kind != "function":
@@ -125,13 +135,19 @@ class GraphComparison:
         return self.equal
 
     def diff(self) -> list[str]:
-        return list(difflib.unified_diff(self.left, self.right, self.left_name, self.right_name, lineterm="", n=2))
+        return list(
+            difflib.unified_diff(
+                self.left, self.right, self.left_name, self.right_name, lineterm="", n=2
+            )
+        )
 
     def __str__(self) -> str:
         if self.equal:
-            return f"same graph ({_count(self.left)} nodes in {self.left_name} and {self.right_name})"
-        head = (f"graphs differ ({_count(self.left)} nodes in {self.left_name}, "
-                f"{_count(self.right)} in {self.right_name})")
+            return f"same graph ({_count(self.left)} nodes, {self.left_name} and {self.right_name})"
+        head = (
+            f"graphs differ ({_count(self.left)} nodes in {self.left_name}, "
+            f"{_count(self.right)} in {self.right_name})"
+        )
         return "\n".join([head, *([self.note] if self.note else []), *self.diff()])
 
     def __repr__(self) -> str:
@@ -142,30 +158,38 @@ class GraphComparison:
         lines = str(self).split("\n")
         body = "\n".join(
             f'<span style="color:{colors[line[0]]}">{html.escape(line)}</span>'
-            if line[:1] in colors and i > 0 else html.escape(line) for i, line in enumerate(lines))
+            if line[:1] in colors and i > 0
+            else html.escape(line)
+            for i, line in enumerate(lines)
+        )
         return f'<pre style="white-space:pre-wrap">{body}</pre>'
 
 
-def _as_graph(x: Any) -> Graph:
-    return x if isinstance(x, Graph) else trace(x, summaries=False)
-
-
-def same_graph(a: Any, b: Any, *, shapes: bool = True, dtypes: bool = True, saved: bool = False,
-               commutative: bool = False) -> GraphComparison:
+def same_graph(
+    a: Any,
+    b: Any,
+    *,
+    shapes: bool = True,
+    dtypes: bool = True,
+    saved: bool = False,
+    commutative: bool = False,
+) -> GraphComparison:
     """Compare two graphs (tensors, lists of tensors or traced graphs) up to node numbering.
 
     Input order matters, as in torch: ``x * y`` and ``y * x`` have swapped ``next_functions``.
     Pass ``commutative=True`` to let ``+`` and ``*`` match with their inputs in either order.
     """
-    ga, gb = _as_graph(a), _as_graph(b)
-    left = listing(ga, shapes=shapes, dtypes=dtypes, saved=saved, commutative=commutative)
-    right = listing(gb, shapes=shapes, dtypes=dtypes, saved=saved, commutative=commutative)
-    equal = left == right
+    ga, gb = (x if isinstance(x, Graph) else trace(x, saved=saved, summaries=False) for x in (a, b))
+    show = partial(listing, shapes=shapes, dtypes=dtypes, saved=saved)
+    left, right = show(ga, commutative=commutative), show(gb, commutative=commutative)
     note = ""
-    if not equal and not commutative and (listing(ga, shapes=shapes, dtypes=dtypes, saved=saved, commutative=True)
-                                          == listing(gb, shapes=shapes, dtypes=dtypes, saved=saved,
-                                                     commutative=True)):
-        note = ("They differ only in the order of the inputs of + or *: torch keeps input order "
-                "(x * y and y * x have swapped next_functions). Pass commutative=True to ignore it.")
-    names = (ga.engine, gb.engine) if ga.engine != gb.engine else (f"{ga.engine} (a)", f"{gb.engine} (b)")
-    return GraphComparison(equal, tuple(left), tuple(right), *names, note=note)
+    swapped = not commutative and show(ga, commutative=True) == show(gb, commutative=True)
+    if left != right and swapped:
+        note = (
+            "They differ only in the order of the inputs of + or *: torch keeps input order "
+            "(x * y and y * x have swapped next_functions); commutative=True ignores it."
+        )
+    names = (ga.engine, gb.engine)
+    if ga.engine == gb.engine:
+        names = (f"{ga.engine} (a)", f"{gb.engine} (b)")
+    return GraphComparison(left == right, tuple(left), tuple(right), *names, note=note)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ class GraphNode:
 
 @dataclass(frozen=True)
 class GraphEdge:
-    """``src -> dst`` in the direction gradients flow; ``slot`` is the position in ``next_functions``."""
+    """``src -> dst``, the way gradients flow; ``slot`` is the index in ``src.next_functions``."""
 
     src: str
     dst: str
@@ -46,7 +47,7 @@ class GraphEdge:
 
 @dataclass(frozen=True)
 class Graph:
-    """An autograd graph as plain data; node ids follow a BFS from the roots, so they are canonical."""
+    """An autograd graph as plain data; node ids follow a BFS from the roots (canonical)."""
 
     engine: str
     nodes: tuple[GraphNode, ...]
@@ -123,7 +124,7 @@ def _attr_text(value: object) -> str:
     if isinstance(value, (bool, int, float, np.number)):
         text = fmt_number(value)
     elif isinstance(value, (tuple, list)):
-        text = "(" + ", ".join(_attr_text(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        text = "(" + ", ".join(map(_attr_text, value)) + ("," if len(value) == 1 else "") + ")"
     elif isinstance(value, str):
         text = value
     else:
@@ -131,19 +132,25 @@ def _attr_text(value: object) -> str:
     return text if len(text) <= 32 else text[:31] + "…"
 
 
+def _is_custom(fn: Any) -> bool:
+    """Custom Function nodes are named ``<Class>Backward``; built-in ones end in a digit."""
+    return re.search(r"Backward\d+$", op_name(fn)) is None and hasattr(fn, "saved_tensors")
+
+
 def _saved_values(fn: Any) -> list[tuple[str, object]]:
-    """(name, value) for every saved attribute: torch's ``_saved_*`` and custom Functions' ``saved_tensors``."""
+    """(name, value) of what ``fn`` saved: torch's ``_saved_*`` attributes, and custom
+    Functions' ``saved_tensors`` (torch's built-in nodes have no ``saved_tensors``)."""
     found: list[tuple[str, object]] = []
-    names = [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
-    if "saved_tensors" in dir(fn):
+    names = [a for a in dir(fn) if a.startswith(SAVED_PREFIX) and not a.endswith("_sym_strides")]
+    if _is_custom(fn):
         names.append("saved_tensors")
     for attr in names:
+        name = attr.removeprefix(SAVED_PREFIX)
         try:
             value = getattr(fn, attr)
         except RuntimeError:  # torch frees saved tensors after backward
-            found.append((attr.removeprefix(SAVED_PREFIX), "freed"))
+            found.append((name, "freed"))
             continue
-        name = attr.removeprefix(SAVED_PREFIX)
         if isinstance(value, (tuple, list)) and any(is_tensor(v) for v in value):
             found.extend((f"{name}[{i}]", v) for i, v in enumerate(value) if v is not None)
         elif value is not None:
@@ -160,38 +167,40 @@ class _Builder:
         self.names = {id(t): n for n, t in (names or {}).items()}
         self.summaries = summaries
 
-    def add(self, obj: Any, **fields: Any) -> str:
+    def add(self, obj: Any, *, shared: bool = True, **fields: Any) -> str:
+        """A new node for ``obj``; ``shared`` ones are found again when reached another way."""
         nid = f"n{len(self.nodes)}"
         self.nodes.append({"id": nid, **fields})
         self.objects[nid] = obj
-        self.ids[id(obj)] = nid
+        if shared:
+            self.ids[id(obj)] = nid
         return nid
+
+    def update(self, nid: str, **fields: Any) -> None:
+        self.nodes[int(nid[1:])].update(fields)
 
     def tensor(self, t: Any, kind: NodeKind, label: str | None = None) -> str:
         if kind != "saved" and id(t) in self.ids:
             return self.ids[id(t)]
-        grad = None
-        if self.summaries and (t.is_leaf or getattr(t, "retains_grad", False)) and t.grad is not None:
+        grad = None  # reading .grad of a non-leaf makes torch warn, so only leaves are asked
+        has_grad = t.is_leaf or getattr(t, "retains_grad", False)
+        if self.summaries and has_grad and t.grad is not None:
             grad = summarize(to_numpy(t.grad))
         name = self.names.get(id(t))
         if label is None:
             label = name or ""
         elif name:
             label = f"{label} ({name})"
-        fields = {
-            "kind": kind,
-            "label": label,
-            "shape": tuple(int(s) for s in t.shape),
-            "dtype": str(t.dtype).rpartition(".")[2],
-            "data": summarize(to_numpy(t)) if self.summaries else None,
-            "grad": grad,
-        }
-        if kind == "saved":  # each saved slot gets its own box, even for a tensor drawn elsewhere
-            nid = f"n{len(self.nodes)}"
-            self.nodes.append({"id": nid, **fields})
-            self.objects[nid] = t
-            return nid
-        return self.add(t, **fields)
+        return self.add(
+            t,
+            shared=kind != "saved",  # each saved slot gets its own box
+            kind=kind,
+            label=label,
+            shape=tuple(int(s) for s in t.shape),
+            dtype=str(t.dtype).rpartition(".")[2],
+            data=summarize(to_numpy(t)) if self.summaries else None,
+            grad=grad,
+        )
 
     def function(self, fn: Any) -> tuple[str, bool]:
         if id(fn) in self.ids:
@@ -199,8 +208,13 @@ class _Builder:
         return self.add(fn, kind="function", label=op_name(fn)), True
 
 
-def walk(roots: Any | Sequence[Any], *, names: Mapping[str, Any] | None = None,
-         saved: bool = True, summaries: bool = True) -> Walk:
+def walk(
+    roots: Any | Sequence[Any],
+    *,
+    names: Mapping[str, Any] | None = None,
+    saved: bool = True,
+    summaries: bool = True,
+) -> Walk:
     """Iterative BFS over ``grad_fn.next_functions`` from the roots; see :func:`trace`."""
     root_list = list(roots) if isinstance(roots, (list, tuple)) else [roots]
     if not root_list or not all(is_tensor(r) for r in root_list):
@@ -214,7 +228,8 @@ def walk(roots: Any | Sequence[Any], *, names: Mapping[str, Any] | None = None,
             continue
         tid = b.tensor(r, "output")
         fid, new = b.function(r.grad_fn)
-        b.edges.append(GraphEdge(tid, fid, "grad_fn", input_nr=int(getattr(r, "output_nr", 0))))
+        output_nr = int(getattr(r, "output_nr", 0))
+        b.edges.append(GraphEdge(tid, fid, "grad_fn", input_nr=output_nr))
         root_fns.append((tid, r.grad_fn))
         if new:
             queue.append(r.grad_fn)
@@ -236,26 +251,32 @@ def walk(roots: Any | Sequence[Any], *, names: Mapping[str, Any] | None = None,
             b.edges.append(GraphEdge(fid, nid, "next", slot=slot, input_nr=int(input_nr)))
             if new:
                 queue.append(nxt)
-        b.nodes[int(fid[1:])]["next_functions"] = tuple(ids)
+        b.update(fid, next_functions=tuple(ids))
     for tid, fn in root_fns:  # a root that feeds another root is an intermediate result
         if b.ids[id(fn)] in reached:
-            b.nodes[int(tid[1:])]["kind"] = "intermediate"
+            b.update(tid, kind="intermediate")
     functions = [n["id"] for n in b.nodes if n["kind"] == "function"]
     for fid in functions:
         attrs = []
         for name, value in _saved_values(b.objects[fid]) if saved else ():
             if is_tensor(value):
-                b.edges.append(GraphEdge(b.tensor(value, "saved", name), fid, "saved", name=name))
+                sid = b.tensor(value, "saved", name)
+                b.edges.append(GraphEdge(sid, fid, "saved", name=name))
             else:
                 attrs.append((name, _attr_text(value)))
-        b.nodes[int(fid[1:])]["attrs"] = tuple(attrs)
+        b.update(fid, attrs=tuple(attrs))
     engine = engine_of(root_list[0])
     graph = Graph(engine, tuple(GraphNode(**n) for n in b.nodes), tuple(b.edges))
     return Walk(graph, b.objects)
 
 
-def trace(roots: Any | Sequence[Any], *, names: Mapping[str, Any] | None = None,
-          saved: bool = True, summaries: bool = True) -> Graph:
+def trace(
+    roots: Any | Sequence[Any],
+    *,
+    names: Mapping[str, Any] | None = None,
+    saved: bool = True,
+    summaries: bool = True,
+) -> Graph:
     """The autograd graph behind ``roots`` (a tensor or list of tensors) as plain data.
 
     Works on torch and miniautograd tensors alike. ``names`` maps labels to tensors (e.g.
