@@ -9,11 +9,14 @@ same message, as `test_strict_nbval_checks_the_exception` shows on small noteboo
 
 from __future__ import annotations
 
+import configparser
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import bootstrap_cell
+import execute_notebooks
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
@@ -169,3 +172,33 @@ def test_the_committed_chapters_are_the_ones_nbval_runs() -> None:
         if p not in CHAPTERS and ".ipynb_checkpoints" not in p.parts
     )
     assert stray == []
+
+
+def test_make_execute_hides_addresses_as_nbval_sanitizes_them() -> None:
+    """Committed outputs carry the placeholder that nbval's sanitizer also writes."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "tests" / "nbval_sanitize.cfg")
+    [section] = [config[name] for name in config.sections() if "address" in name]
+    text = "<graphviz.graphs.Digraph at 0x7fe66819a810>"
+    notebook = new_notebook(cells=[cell("g", 1, new_output(
+        "execute_result", data={"text/plain": text, "image/svg+xml": "<svg/>"}, execution_count=1
+    ))])
+    execute_notebooks.hide_addresses(notebook)
+    stored = notebook.cells[0].outputs[0].data["text/plain"]
+    assert stored == "<graphviz.graphs.Digraph at 0xADDRESS>"
+    assert re.sub(section["regex"], section["replace"], text) == stored
+    assert re.sub(section["regex"], section["replace"], stored) == stored
+
+
+@pytest.mark.slow
+def test_make_execute_is_byte_for_byte_reproducible(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    seeded = "import random\n\nrandom.seed(0)\nprint(random.random())"
+    drawn = 'class Drawing:\n    def _repr_svg_(self):\n        return "<svg/>"\n\nDrawing()'
+    nbformat.write(new_notebook(cells=[cell(seeded, None), cell(drawn, None)]), path)
+    runs = []
+    for _ in range(2):
+        execute_notebooks.execute(path, write=True)
+        runs.append(path.read_bytes())
+    assert runs[0] == runs[1]
+    assert execution_problems(nbformat.read(path, as_version=4)) == []
