@@ -54,6 +54,7 @@ $(PIP_STAMP): requirements.txt constraints.txt companion/pyproject.toml | $(PY)
 	touch $@
 
 $(NPM_STAMP): package.json package-lock.json
+	@scripts/install-os-deps.sh npm
 	npm ci --no-audit --no-fund
 	touch $@
 

@@ -2,18 +2,20 @@
 # Install the OS programs the book needs, when absent, with Debian's apt-get:
 #   graphviz  -> `dot`, which renders the autograd graphs in the notebooks
 #   chromium  -> /usr/bin/chromium, the browser of tests/book/test_browser.py
-# Usage: scripts/install-os-deps.sh [graphviz] [chromium]   (default: both)
+#   npm       -> npm (and Node.js), which installs MathJax from package-lock.json
+# Usage: scripts/install-os-deps.sh [graphviz] [chromium] [npm]   (default: all three)
 set -euo pipefail
 
 wanted=("$@")
-[ ${#wanted[@]} -eq 0 ] && wanted=(graphviz chromium)
+[ ${#wanted[@]} -eq 0 ] && wanted=(graphviz chromium npm)
 
 missing=()
 for package in "${wanted[@]}"; do
   case "$package" in
     graphviz) command -v dot >/dev/null 2>&1 || missing+=(graphviz) ;;
     chromium) [ -x /usr/bin/chromium ] || missing+=(chromium) ;;
-    *) echo "install-os-deps.sh: unknown package '$package' (expected graphviz or chromium)" >&2
+    npm) command -v npm >/dev/null 2>&1 || missing+=(npm) ;;
+    *) echo "install-os-deps.sh: unknown package '$package' (expected graphviz, chromium or npm)" >&2
        exit 2 ;;
   esac
 done
@@ -21,7 +23,7 @@ done
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "Missing OS packages: ${missing[*]}. This machine has no apt-get: install them with" >&2
-  echo "your system's package manager (Graphviz's 'dot', and Chromium as /usr/bin/chromium)." >&2
+  echo "your system's package manager (Graphviz's 'dot', Chromium as /usr/bin/chromium, npm)." >&2
   exit 1
 fi
 if [ "$(id -u)" -eq 0 ]; then
