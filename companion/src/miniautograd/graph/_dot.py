@@ -89,6 +89,11 @@ class Layout:
         edges = tuple({k: e[k] for k in ("pos", "lp") if k in e} for e in data.get("edges", []))
         return cls(nodes, edges, data["bb"])
 
+    def corners(self) -> tuple[str, str]:
+        """Positions of two invisible points that keep every frame's bounding box the same."""
+        llx, lly, urx, ury = self.bb.split(",")
+        return f"{llx},{lly}", f"{urx},{ury}"
+
 
 @cache
 def digraph_type() -> type:
@@ -293,6 +298,8 @@ def draw(
     g = _new_digraph(graph.engine)
     if deco.layout is not None:  # positions are given: neato -n2 just draws them
         g.engine, g.neato_no_op = "neato", 2
+        for corner, pos in zip(("ll", "ur"), deco.layout.corners(), strict=True):
+            g.node(f"bb_{corner}", "", pos=pos, style="invis", shape="point", width="0")
     _emit(g, graph, opts, deco, "")
     return g
 

@@ -237,7 +237,7 @@ def walk(
     while queue:
         fn = queue.popleft()
         fid = b.ids[id(fn)]
-        if hasattr(fn, "variable"):  # AccumulateGrad: the leaf whose .grad it fills
+        if b.nodes[int(fid[1:])]["label"] == "AccumulateGrad":  # the leaf whose .grad it fills
             var = fn.variable
             b.edges.append(GraphEdge(fid, b.tensor(var, "parameter"), "variable"))
         ids: list[tuple[str | None, int]] = []
