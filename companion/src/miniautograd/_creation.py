@@ -36,12 +36,33 @@ def _infer_dtype(data: Any) -> np.dtype:
     raise TypeError(f"tensor(): unsupported data type {array.dtype}")
 
 
-def _plain(data: Any) -> Any:
+def _plain(data: Any, nested: bool = False) -> Any:
     if isinstance(data, Tensor):
+        if nested and data._data.size != 1:
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars. To combine "
+                "tensors into one, use torch.stack(list_of_tensors) (or torch.cat)."
+            )
         return data._numpy_view()
     if isinstance(data, (list, tuple)):
-        return [_plain(item) for item in data]
+        return [_plain(item, nested=True) for item in data]
     return data
+
+
+def _check_rectangular(data: Any, dim: int = 0) -> None:
+    """Nested lists must be rectangular: torch's error names the first ragged dimension."""
+    if not isinstance(data, list) or not data or not isinstance(data[0], list):
+        return
+    length = len(data[0])
+    for row in data:
+        if not isinstance(row, list) or len(row) != length:
+            got = len(row) if isinstance(row, list) else 1
+            raise ValueError(
+                f"expected sequence of length {length} at dim {dim + 1} (got {got}); every row "
+                "of a nested list must have the same length"
+            )
+    for row in data:
+        _check_rectangular(row, dim + 1)
 
 
 def tensor(data: Any, dtype: DtypeLike = None, device: DeviceLike = None,
@@ -58,6 +79,7 @@ def tensor(data: Any, dtype: DtypeLike = None, device: DeviceLike = None,
             stacklevel=2,
         )
     data = _plain(data)
+    _check_rectangular(data)
     np_dtype = _dtype.to_numpy_dtype(dtype) or _infer_dtype(data)
     return _finish(np.array(data, dtype=np_dtype), np_dtype, device, requires_grad)
 

@@ -48,7 +48,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002 - 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return shape.Cat.apply(*tensors, dim=dim)
 
 

@@ -189,20 +189,21 @@ def _shape_tuple(args):
 
 
 def _reshape(self, *shape_args):
-    return shape.View.apply(self, shape=_shape_tuple(shape_args))
+    return shape.reshape(self, _shape_tuple(shape_args))
 
 
 def _view(self, *shape_args):
     if len(shape_args) == 1 and not isinstance(shape_args[0], (int, tuple, list)):
         return self.to(shape_args[0])  # view(dtype) is a reinterpretation in torch; rare here
-    return shape.View.apply(self, shape=_shape_tuple(shape_args), strict=True)
+    return shape.View.apply(self, shape=_shape_tuple(shape_args))
 
 
 def _flatten(self, start_dim=0, end_dim=-1):
     dims = self._data.shape
     if not dims:
         return self.reshape(1)
-    start, end = start_dim % len(dims), end_dim % len(dims)
+    (start,) = reduction.normalize_dims(start_dim, len(dims))
+    (end,) = reduction.normalize_dims(end_dim, len(dims))
     merged = int(np.prod(dims[start:end + 1], dtype=np.int64))
     return self.reshape(*dims[:start], merged, *dims[end + 1:])
 
@@ -281,6 +282,7 @@ def _in_place(self, compute):
     if STATE.enabled:
         if self.grad_fn is None and self._requires_grad:
             raise RuntimeError(_LEAF_IN_PLACE)
+        _refuse_view_of_grad_tensor(self)
         old = self
         if self._requires_grad:
             old = _tensor_cls()._make(self._data.copy(), True, self.grad_fn, self._output_nr)
@@ -291,6 +293,24 @@ def _in_place(self, compute):
         return self
     _write(self, compute(self)._data)
     return self
+
+
+def _refuse_view_of_grad_tensor(tensor) -> None:
+    """torch rebases a base's history when a view of it changes in place (CopySlices);
+    miniautograd does not, so it refuses rather than computing a wrong gradient."""
+    base = tensor._view_base
+    if base is None or not base._requires_grad:
+        return
+    if base.grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation. Update it inside `with torch.no_grad():`, or change a .clone()."
+        )
+    raise RuntimeError(
+        "in-place operation on a view of a tensor that requires grad: miniautograd does not "
+        "rewrite the base's history as torch does (CopySlices). Build the new values out of "
+        "place instead, e.g. with torch.cat(...) or torch.where(mask, new, old)."
+    )
 
 
 def _inplace_method(fn):
@@ -320,6 +340,7 @@ def _setitem(self, key, value):
     if STATE.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         if self.grad_fn is None and self._requires_grad:
             raise RuntimeError(_LEAF_IN_PLACE)
+        _refuse_view_of_grad_tensor(self)
         raise NotImplementedError(
             "miniautograd supports index assignment only on tensors that need no gradient "
             "(or inside torch.no_grad()); torch records it as CopySlices. Build the result with "

@@ -64,6 +64,7 @@ class Tensor:
         "_requires_grad",
         "_retains_grad",
         "_vc",
+        "_view_base",
         "grad_fn",
     )
     __array_priority__ = 1000  # make `ndarray * tensor` defer to Tensor.__rmul__
@@ -88,6 +89,7 @@ class Tensor:
         self._acc_ref = None
         self._hooks = None
         self._retains_grad = False
+        self._view_base = None
 
     @classmethod
     def _make(cls, data: Any, requires_grad: bool = False, grad_fn: Any = None,
@@ -107,6 +109,7 @@ class Tensor:
         tensor._acc_ref = None
         tensor._hooks = None
         tensor._retains_grad = False
+        tensor._view_base = None
         return tensor
 
     # ---- metadata ---------------------------------------------------------------------------
@@ -315,6 +318,9 @@ class Tensor:
             new_device is None or new_device == self.device
         ):
             return self
+        if np_dtype is not None and np_dtype.kind != "f":
+            with_device = self if new_device is None else self.detach().to(new_device)
+            return Tensor._make(with_device._data.astype(np_dtype))  # integers carry no graph
         return ToCopy.apply(self, dtype=np_dtype, device=new_device)
 
     def cpu(self) -> Tensor:
@@ -377,11 +383,19 @@ class Tensor:
     def tolist(self) -> Any:
         return self._numpy_view().tolist()
 
+    def _scalar(self) -> Any:
+        if self._data.size != 1:
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars (this one has "
+                f"{self._data.size}); index it (t[0]) or reduce it (t.sum()) first"
+            )
+        return self._data.item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iu":

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import _backend
-from ._creation import arange, full, multinomial
+from . import _backend, _random
+from ._creation import arange, full
 from ._dtype import finfo
 from ._tensor import Size, Tensor
 from .autograd.grad_mode import enable_grad, no_grad
@@ -238,12 +238,16 @@ class Categorical(Distribution):
         return full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        """Indices drawn with torch's call and random stream: ``multinomial(probs, n, True)``."""
+        """Indices drawn with torch's call and random stream: ``multinomial(probs, n, True)``.
+
+        The reshapes around the draw are done on the array (they record nothing in torch
+        either): a policy samples once per time step, so this is the agent's hot path.
+        """
         shape = _as_size(sample_shape)
         with no_grad():
-            probs_2d = self.probs.reshape(-1, self._num_events)
-            samples_2d = multinomial(probs_2d, shape.numel(), True).T
-            samples = samples_2d.reshape(*self._extended_shape(shape))
+            probs_2d = self.probs._numpy_view().reshape(-1, self._num_events)
+        samples_2d = _random.multinomial(probs_2d, shape.numel(), True).T
+        samples = Tensor._make(samples_2d.reshape(self._extended_shape(shape)))
         if _backend.is_cuda_array(self._param._data):
             samples = samples.to(self._param.device)
         return samples

@@ -48,9 +48,10 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
             if out._data.size != 1:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs. For a tensor "
-                    f"output of shape {list(out.shape)}, pass `gradient=` (the vector v in the "
-                    "vector-Jacobian product v^T J, e.g. torch.ones_like(out)), or reduce it to "
-                    "a scalar first (out.sum())."
+                    f"output of shape {list(out.shape)}, pass `gradient=` to backward() (or "
+                    "`grad_outputs=` to autograd.grad): the vector v in the vector-Jacobian "
+                    "product v^T J, e.g. torch.ones_like(out); or reduce it to a scalar first "
+                    "(out.sum())."
                 )
             grad = Tensor._make(np.ones_like(out._data))
         elif not isinstance(grad, Tensor):

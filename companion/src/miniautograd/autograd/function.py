@@ -9,6 +9,7 @@ passed to forward *is* that node (``output.grad_fn``), as in torch.
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -66,7 +67,8 @@ class SavedTensor:
     def unpack(self, node: Node) -> Tensor:
         if self.vc[0] != self.version:
             tensor = self.tensor
-            kind = f"output 0 of {node.name()}" if tensor is None else _describe_origin(tensor)
+            kind = f", which is output 0 of {_op_name(node)}" if tensor is None \
+                else _describe_origin(tensor)
             shape = list(self.data.shape if tensor is None else tensor.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
@@ -79,8 +81,15 @@ class SavedTensor:
         return Tensor._make(self.data, self.requires_grad, node, vc=self.vc)
 
 
+def _op_name(node: Node) -> str:
+    """``ExpBackward0`` -> ``Exp``: torch's error messages name the forward operation."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 def _describe_origin(tensor: Tensor) -> str:
-    return "" if tensor.grad_fn is None else f", which is output 0 of {tensor.grad_fn.name()}"
+    if tensor.grad_fn is None:
+        return ""
+    return f", which is output {tensor._output_nr} of {_op_name(tensor.grad_fn)}"
 
 
 def _type_name(array: Any) -> str:
@@ -308,6 +317,7 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
                 raise RuntimeError(
                     "a leaf Variable that requires grad is being used in an in-place operation."
                 )
+            out._vc[0] += 1  # torch counts marking dirty as a modification of its own
         elif id(out) in input_ids:
             out = out._alias()  # an input returned as is becomes a new tensor, as in torch
         meta.append((out.shape, out._data.dtype))
@@ -336,10 +346,19 @@ def once_differentiable(backward: Callable) -> Callable:
         if not (STATE.enabled and any(isinstance(g, Tensor) and g._requires_grad for g in grad_outputs)):
             return result
         results = result if isinstance(result, tuple) else (result,)
-        blocked = tuple(_DelayedError.apply(r) if isinstance(r, Tensor) else r for r in results)
+        # The gradients were computed without a graph; give them a node that raises if
+        # anyone differentiates through it (on a detached copy that "requires grad", as torch).
+        blocked = tuple(
+            _DelayedError.apply(r.detach().requires_grad_()) if _floating(r) else r
+            for r in results
+        )
         return blocked if isinstance(result, tuple) else blocked[0]
 
     return wrapper
+
+
+def _floating(value: Any) -> bool:
+    return isinstance(value, Tensor) and value._data.dtype.kind == "f"
 
 
 class _DelayedError(Function):
@@ -358,6 +377,13 @@ class _DelayedError(Function):
         )
 
 
+def _mark_view(out: Tensor, base: Tensor) -> Tensor:
+    """A view shares its base's storage and version counter, and remembers its base."""
+    out._vc = base._vc
+    out._view_base = base._view_base if base._view_base is not None else base
+    return out
+
+
 class Op(Function):
     """A built-in operation: forward computes on arrays, backward on (differentiable) Tensors.
 
@@ -371,7 +397,6 @@ class Op(Function):
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         # The hot path of the whole engine: one pass over the inputs finds which need grad
         # and their edges; the node is only created when some input needs grad.
-        vc = inputs[0]._vc if cls._is_view else None
         if STATE.enabled:
             needs, edges, tracked = [], [], False
             for value in inputs:
@@ -389,12 +414,13 @@ class Op(Function):
                 ctx._seq = next(_sequence_numbers)
                 ctx.needs_input_grad = needs
                 ctx.next_functions = tuple(edges)
-                out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx, 0, vc)
+                out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx)
                 if cls._saves_result:
                     saved = ctx._result = SavedTensor(out)
                     saved._as_output()
-                return out
-        return Tensor._make(cls.forward(NO_CTX, *inputs, **params), False, None, 0, vc)
+                return _mark_view(out, inputs[0]) if cls._is_view else out
+        out = Tensor._make(cls.forward(NO_CTX, *inputs, **params))
+        return _mark_view(out, inputs[0]) if cls._is_view else out
 
     @classmethod
     def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .engine import grad as autograd_grad
-from .grad_mode import no_grad
+from .grad_mode import enable_grad, no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -25,6 +25,11 @@ class GradcheckError(RuntimeError):
 def _outputs(func: Callable, inputs: tuple) -> tuple[Tensor, ...]:
     result = func(*inputs)
     return result if isinstance(result, tuple) else (result,)
+
+
+def _differentiable(outputs: tuple) -> tuple:
+    """The outputs a gradient can flow into (floating ones; e.g. not max's indices)."""
+    return tuple(o for o in outputs if isinstance(o, Tensor) and o._data.dtype.kind == "f")
 
 
 def _numerical_jacobians(func, inputs, eps) -> list[list[np.ndarray]]:
@@ -139,7 +144,7 @@ def gradgradcheck(
 ) -> bool:
     """gradcheck of the gradient itself: checks that backward is correctly differentiable."""
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    outputs = _outputs(func, inputs)
+    outputs = _differentiable(_outputs(func, inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
@@ -152,9 +157,10 @@ def gradgradcheck(
 
     def first_derivative(*args: Any) -> tuple:
         primal, vectors = args[:count], args[count:]
-        outs = _outputs(func, primal)
-        wanted = [primal[i] for i in differentiable]
-        grads = autograd_grad(outs, wanted, vectors, create_graph=True, allow_unused=True)
+        with enable_grad():  # also when gradcheck evaluates it for finite differences
+            outs = _differentiable(_outputs(func, primal))
+            wanted = [primal[i] for i in differentiable]
+            grads = autograd_grad(outs, wanted, vectors, create_graph=True, allow_unused=True)
         return tuple(g if g is not None else primal[i] * 0 for g, i in zip(grads, differentiable))
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -17,7 +17,21 @@ def _scalar_dtype(value: Any) -> np.dtype:
         return np.dtype(np.bool_)
     if isinstance(value, (int, np.integer)):
         return np.dtype(np.int64)
-    return get_default_dtype().np_dtype
+    if isinstance(value, (float, np.floating)):
+        return get_default_dtype().np_dtype
+    if isinstance(value, np.ndarray):
+        return value.dtype
+    raise TypeError(
+        f"unsupported operand type for a tensor operation: '{type(value).__name__}' (use a "
+        "Tensor or a Python number)"
+    )
+
+
+def floating(value: Any) -> Any:
+    """The array of ``value`` in a floating dtype: integer and bool data become the default
+    float dtype, as torch computes exp, log, division, ... of integer tensors."""
+    data = value._data if isinstance(value, Tensor) else np.asarray(value)
+    return data if data.dtype.kind == "f" else data.astype(get_default_dtype().np_dtype)
 
 
 def result_dtype(*values: Any) -> np.dtype:
@@ -62,7 +76,9 @@ def check_broadcast(shape_a: tuple, shape_b: tuple) -> None:
         if size_a != size_b and 1 not in (size_a, size_b):
             raise RuntimeError(
                 f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
-                f"non-singleton dimension {ndim - i}"
+                f"non-singleton dimension {ndim - i}. Shapes {list(shape_a)} and {list(shape_b)} "
+                "cannot broadcast: counted from the right, each pair of sizes must be equal or "
+                "one of them 1 (reshape or unsqueeze one operand to line them up)."
             )
 
 
@@ -78,13 +94,6 @@ def raise_device_mismatch(a: Tensor, b: Tensor) -> None:
         "Expected all tensors to be on the same device, but found at least two devices, "
         f"{a.device} and {b.device}! Move one of them with .to(other.device)."
     )
-
-
-def as_saved(value: Any, like: Any) -> Tensor:
-    """A tensor to save for backward: the input itself, or a Python number as a 0-d tensor."""
-    if isinstance(value, Tensor):
-        return value
-    return Tensor._make(np.asarray(value, dtype=getattr(like, "dtype", None)))
 
 
 def meta(value: Any) -> tuple | None:

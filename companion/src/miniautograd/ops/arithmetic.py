@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import as_saved, broadcast_meta, meta, operands, reduce_grad
+from ._util import broadcast_meta, floating, meta, operands, reduce_grad
 
 # ---- binary arithmetic -----------------------------------------------------------------------
 
@@ -33,11 +33,20 @@ class Add(Op):
         return reduce_grad(grad, meta_a), reduce_grad(grad_b, meta_b)
 
 
+def _refuse_bool_subtraction(x: Any, y: Any) -> None:
+    if getattr(x, "dtype", None) == np.bool_ or getattr(y, "dtype", None) == np.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 class Sub(Op):
     _node_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        _refuse_bool_subtraction(getattr(a, "_data", None), getattr(b, "_data", None))
         x, y = operands(a, b)
         ctx.meta = (meta(a), meta(b))
         ctx.alpha = alpha
@@ -56,6 +65,7 @@ class Rsub(Op):
 
     @staticmethod
     def forward(ctx, a, other=0):
+        _refuse_bool_subtraction(a._data, None)
         x, y = operands(a, other)
         return y - x
 
@@ -102,21 +112,19 @@ class Div(Op):
     def forward(ctx, a, b):
         x, y = operands(a, b)
         if x.dtype.kind != "f":  # true division of integers gives the default float dtype
-            from .._dtype import get_default_dtype
-
-            x, y = x.astype(get_default_dtype().np_dtype), np.asarray(y).astype(
-                get_default_dtype().np_dtype
-            )
+            x, y = floating(x), floating(y)
         if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx._save(
-                as_saved(a, x) if ctx.needs_input_grad[1] else None, as_saved(b, x)
-            )
+            divisor = b if isinstance(b, Tensor) else None
+            ctx._save(a if ctx.needs_input_grad[1] else None, divisor)
+            ctx.number = b if divisor is None else None
             ctx.meta = (meta(a), meta(b))
         return x / y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
+        if b is None:
+            b = ctx.number
         meta_a, meta_b = ctx.meta
         grad_a = reduce_grad(grad / b, meta_a) if ctx.needs_input_grad[0] else None
         grad_b = reduce_grad(-grad * a / (b * b), meta_b) if ctx.needs_input_grad[1] else None
@@ -210,12 +218,7 @@ class Reciprocal(Op):
 
     @staticmethod
     def forward(ctx, a):
-        data = a._data
-        if data.dtype.kind != "f":
-            from .._dtype import get_default_dtype
-
-            data = data.astype(get_default_dtype().np_dtype)
-        return 1 / data
+        return 1 / floating(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -229,7 +232,7 @@ class Exp(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.exp(a._data)
+        return np.exp(floating(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -243,7 +246,7 @@ class Log(Op):
     @staticmethod
     def forward(ctx, a):
         ctx._save(a)
-        return np.log(a._data)
+        return np.log(floating(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -257,7 +260,7 @@ class Sqrt(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.sqrt(a._data)
+        return np.sqrt(floating(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -271,7 +274,7 @@ class Sin(Op):
     @staticmethod
     def forward(ctx, a):
         ctx._save(a)
-        return np.sin(a._data)
+        return np.sin(floating(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -286,7 +289,7 @@ class Cos(Op):
     @staticmethod
     def forward(ctx, a):
         ctx._save(a)
-        return np.cos(a._data)
+        return np.cos(floating(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -300,7 +303,7 @@ class Tanh(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.tanh(a._data)
+        return np.tanh(floating(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -314,7 +317,7 @@ class Sigmoid(Op):
 
     @staticmethod
     def forward(ctx, a):
-        x = a._data
+        x = floating(a)
         # exp(-|x|) never overflows; pick the algebraically equal form for each sign.
         e = np.exp(-np.abs(x))
         return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
@@ -486,5 +489,8 @@ def where(condition: Tensor, a: Any, b: Any) -> Tensor:
     if not isinstance(condition, Tensor):
         condition = Tensor._make(np.asarray(condition))
     if condition._data.dtype != np.bool_:
-        condition = Tensor._make(condition._data.astype(bool))
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.name.capitalize()}. Write a comparison, e.g. torch.where(x > 0, a, b)."
+        )
     return Where.apply(a, b, condition=condition)

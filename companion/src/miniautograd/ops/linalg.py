@@ -19,6 +19,15 @@ def _check_pair(a: Tensor, b: Tensor, name: str) -> None:
         )
 
 
+def _check_inner(shape1: tuple, shape2: tuple) -> None:
+    if len(shape1) != 2 or len(shape2) != 2 or shape1[1] != shape2[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, shape1))} and "
+            f"{'x'.join(map(str, shape2))}): the columns of the first must equal the rows of "
+            "the second. Check the order of the operands, or transpose one (b.T)."
+        )
+
+
 class Mm(Op):
     _node_name = "MmBackward0"
     _saved_names = ("self", "mat2")
@@ -29,11 +38,7 @@ class Mm(Op):
         if x.ndim != 2 or y.ndim != 2:
             raise RuntimeError(f"{'self' if x.ndim != 2 else 'mat2'} must be a matrix")
         _check_pair(a, b, "mm")
-        if x.shape[1] != y.shape[0]:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
-                f"{y.shape[0]}x{y.shape[1]})"
-            )
+        _check_inner(x.shape, y.shape)
         ctx._save(
             a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
         )
@@ -57,6 +62,7 @@ class Addmm(Op):
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         _check_pair(mat1, mat2, "addmm")
+        _check_inner(mat1._data.shape, mat2._data.shape)
         ctx._save(mat1, mat2)
         ctx.bias_meta = meta(bias)
         return bias._data + mat1._data @ mat2._data
@@ -95,6 +101,11 @@ class Mv(Op):
     @staticmethod
     def forward(ctx, a, v):
         _check_pair(a, v, "mv")
+        if a._data.ndim != 2 or v._data.ndim != 1 or a._data.shape[1] != v._data.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({a._data.shape[0]}), mat "
+                f"({'x'.join(map(str, a._data.shape))}), vec ({v._data.shape[0]})"
+            )
         ctx._save(a, v)
         return a._data @ v._data
 
@@ -159,4 +170,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         from .shape import SqueezeDims
 
         return SqueezeDims.apply(Mm.apply(a.unsqueeze(0), b), dim=(0,))
+    if db == 1:  # (..., n, k) @ (k,): a batch of matrix-vector products
+        return BatchedMatmul.apply(a, b.unsqueeze(-1)).squeeze(-1)
+    if da == 1:  # (k,) @ (..., k, m)
+        return BatchedMatmul.apply(a.unsqueeze(0), b).squeeze(-2)
     return BatchedMatmul.apply(a, b)

@@ -10,13 +10,23 @@ from ._util import meta, operands, reduce_grad
 from .reduction import normalize_dims
 
 
+def floating_only(a: Tensor, name: str):
+    data = a._data
+    if data.dtype.kind != "f":
+        kind = {"i": "Long", "b": "Bool", "u": "Byte"}.get(data.dtype.kind, str(data.dtype))
+        raise NotImplementedError(
+            f'"{name}_kernel_impl" not implemented for \'{kind}\'; convert with .float()'
+        )
+    return data
+
+
 class Softmax(Op):
     _node_name = "SoftmaxBackward0"
     _saves_result = True
 
     @staticmethod
     def forward(ctx, a, dim=-1):
-        data = a._data
+        data = floating_only(a, "softmax")
         (axis,) = normalize_dims(dim, data.ndim) or (0,)
         ctx.dim = axis
         shifted = np.exp(data - data.max(axis=axis, keepdims=True))
@@ -34,7 +44,7 @@ class LogSoftmax(Op):
 
     @staticmethod
     def forward(ctx, a, dim=-1):
-        data = a._data
+        data = floating_only(a, "log_softmax")
         (axis,) = normalize_dims(dim, data.ndim) or (0,)
         ctx.dim = axis
         shifted = data - data.max(axis=axis, keepdims=True)
@@ -69,8 +79,18 @@ class NllLoss(Op):
                 f"expected scalar type Long but found {target.dtype}: class targets must be "
                 "integer indices (use .long())"
             )
+        if classes.ndim > 1:
+            raise RuntimeError(
+                "0D or 1D target tensor expected, multi-target not supported: pass one class "
+                f"index per row, shape [{data.shape[0]}], not {list(target.shape)}"
+            )
         if data.ndim == 1:
             data, classes = data[None], classes.reshape(1)
+        if classes.shape[0] != data.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({data.shape[0]}) to match target batch_size "
+                f"({classes.shape[0]})."
+            )
         if classes.size and (classes.min() < 0 or classes.max() >= data.shape[1]):
             raise IndexError(f"Target {int(classes.max())} is out of bounds.")
         rows = np.arange(data.shape[0])

@@ -22,7 +22,11 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
                 f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
                 f"but got {d})"
             )
-    return tuple(sorted(d % rank for d in dims)) if ndim else ()
+    normalized = [d % rank for d in dims]
+    if len(set(normalized)) != len(normalized):
+        duplicate = next(d for d in normalized if normalized.count(d) > 1)
+        raise RuntimeError(f"dim {duplicate} appears multiple times in the list of dims")
+    return tuple(sorted(normalized)) if ndim else ()
 
 
 def expand_back(grad: Tensor, shape: tuple, dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -88,6 +92,10 @@ class MeanDim(_Mean):
 def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bool) -> None:
     """What var/std backward needs: the input, the reduced dims and the divisor N - correction."""
     shape = a._data.shape
+    if a._data.dtype.kind != "f":
+        raise RuntimeError(
+            "std and var only support floating point and complex dtypes; convert with .float()"
+        )
     ctx._save(a)
     ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = shape, dims, keepdim, correction
     ctx.count = int(np.prod([shape[d] for d in dims])) if shape else 1

@@ -27,24 +27,66 @@ def resolve_shape(shape: tuple, numel: int) -> tuple[int, ...]:
     return shape
 
 
+def viewable(data: Any, shape: tuple) -> bool:
+    """Whether ``data`` can take ``shape`` without copying (numpy refuses when it cannot)."""
+    probe = data.view()
+    try:
+        probe.shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
 class View(Op):
     _node_name = "ViewBackward0"
     _is_view = True
 
     @staticmethod
-    def forward(ctx, a, shape=(), strict=False):
+    def forward(ctx, a, shape=()):
         data = a._data
-        if strict and not data.flags.c_contiguous and data.size > 1:
+        target = resolve_shape(shape, data.size)
+        if not viewable(data, target):
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
             )
         ctx.shape = data.shape
-        return data.reshape(resolve_shape(shape, data.size))
+        return data.reshape(target)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.shape)
+
+
+class UnsafeView(Op):
+    """The reshape of a copy: what torch records when the input cannot be viewed."""
+
+    _node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape=()):
+        ctx.shape = a._data.shape
+        return a._data.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape)
+
+
+class ReshapeAlias(View):
+    """A reshape that is a view of a non-contiguous tensor (torch's ``_reshape_alias``)."""
+
+    _node_name = "ReshapeAliasBackward0"
+
+
+def reshape(a: Tensor, shape: tuple) -> Tensor:
+    """A view when the memory layout allows it, else a copy (torch's rule)."""
+    data = a._data
+    target = resolve_shape(shape, data.size)
+    if viewable(data, target):
+        contiguous = data.flags.c_contiguous or data.size <= 1
+        return (View if contiguous else ReshapeAlias).apply(a, shape=target)
+    return UnsafeView.apply(Clone.apply(a), shape=target)
 
 
 class Transpose(Op):
@@ -53,6 +95,8 @@ class Transpose(Op):
 
     @staticmethod
     def forward(ctx, a, dim0=0, dim1=1):
+        normalize_dims(dim0, a._data.ndim)
+        normalize_dims(dim1, a._data.ndim)
         ctx.dims = (dim0, dim1)
         return np.swapaxes(a._data, dim0, dim1)
 
@@ -211,6 +255,11 @@ class Index(_Index):
 def unwrap_key(key: Any) -> Any:
     """Turn tensors inside an index into arrays (a bool tensor is a mask, as in torch)."""
     if isinstance(key, Tensor):
+        if key._data.dtype.kind not in "iub":
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors (this one is "
+                f"{key.dtype}; convert it with .long())"
+            )
         return key._data
     if isinstance(key, tuple):
         return tuple(unwrap_key(k) for k in key)
@@ -290,6 +339,19 @@ class Cat(Op):
                 "torch.stack, or unsqueeze them first"
             )
         (axis,) = normalize_dims(dim, arrays[0].ndim)
+        first = arrays[0].shape
+        for number, arr in enumerate(arrays[1:], start=1):
+            if arr.ndim != len(first):
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {len(first)} and "
+                    f"{arr.ndim}"
+                )
+            for d, (expected, got) in enumerate(zip(first, arr.shape)):
+                if d != axis and expected != got:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {axis}. Expected size "
+                        f"{expected} but got size {got} for tensor number {number} in the list."
+                    )
         ctx.axis, ctx.metas = axis, [meta(t) for t in tensors]
         ctx.bounds = np.cumsum([0] + [arr.shape[axis] for arr in arrays])
         dtype = result_dtype(*tensors)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..graph._dot import FILL, _new_digraph
-from ._graph import Tensor, shape_text, topological_order
+from ._graph import Tensor, flatten, shape_text, topological_order
 
 _FILL = {"Placeholder": FILL["leaf"], "VariableV2": FILL["parameter"], "Const": "#ffffff",
          "Assign": FILL["saved"], "NoOp": FILL["saved"]}
@@ -18,7 +18,7 @@ GRADIENT_FILL = FILL["intermediate"]
 def _const_text(value: np.ndarray) -> str:
     if value.size > 4:
         return ""
-    return f"{value.item():g}" if value.ndim == 0 else np.array2string(value, separator=", ")
+    return str(value[()]) if value.ndim == 0 else np.array2string(value, separator=", ")
 
 
 def _label(node: Tensor) -> str:
@@ -36,10 +36,12 @@ def _label(node: Tensor) -> str:
 
 
 def draw(fetches: Any, *, gradient_scope: str = "gradients") -> Any:
-    """Draw what ``fetches`` depend on, inputs at the top; ops built by ``gradients`` (names
-    under ``gradient_scope``) are boxed together, and an assign points at its variable."""
+    """Draw what ``fetches`` depend on, inputs at the top: placeholders grey, variables blue,
+    fetched tensors green, ops built by ``gradients`` (names under ``gradient_scope``) purple
+    and boxed together, assigns orange with a dashed arrow to the variable they write."""
     nodes = topological_order(fetches)
     nodes += [n.attrs["ref"] for n in nodes if n.op == "Assign" and n.attrs["ref"] not in nodes]
+    fetched = set(flatten(fetches))
     g = _new_digraph("static")
     grad = g.subgraph(name="cluster_gradients")
     with grad as cluster:
@@ -48,6 +50,8 @@ def draw(fetches: Any, *, gradient_scope: str = "gradients") -> Any:
         for node in nodes:
             in_scope = node.name.startswith(gradient_scope + "/")
             fill = GRADIENT_FILL if in_scope else _FILL.get(node.op, FILL["function"])
+            if node in fetched and node.op != "Assign":
+                fill = FILL["output"]
             (cluster if in_scope else g).node(node.name, _label(node), fillcolor=fill,
                                               style="filled,rounded")
     for node in nodes:

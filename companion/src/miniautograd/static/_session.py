@@ -48,7 +48,9 @@ def global_variables_initializer() -> Tensor:
 class Session:
     """Holds variable values between runs; ``with Session() as sess:`` closes it at the end."""
 
-    def __init__(self, graph: Graph | None = None) -> None:
+    def __init__(self, target: str = "", graph: Graph | None = None, config: Any = None) -> None:
+        """TF1's signature; ``target`` (a remote runtime) and ``config`` (thread pools) are
+        accepted and ignored: this session runs in the calling thread."""
         self.graph = graph or get_default_graph()
         self.variable_values: dict[Tensor, np.ndarray] = {}
         self._closed = False

@@ -28,7 +28,7 @@ class TracedFunction:
     def __call__(self, *args: Any) -> Any:
         from .. import from_numpy
 
-        with Session(self.graph) as sess:
+        with Session(graph=self.graph) as sess:
             value = sess.run(self.output, dict(zip(self.inputs, args, strict=True)))
         return from_numpy(np.array(value))
 
