@@ -375,7 +375,7 @@ def test_forward_view_folds_accumulate_grad_and_reverses_edges() -> None:
     assert "label=Mul " in dot and "label=Pow " in dot
     back = draw(y, names={"x": x}).source
     assert "n0 -> n1" in back and "n1 -> n0" in dot  # output -> grad_fn, grad_fn -> output
-    assert "n6 -> n2" in dot  # x feeds Pow directly
+    assert "n5 -> n2" in dot and "n5 -> n3" in dot  # x feeds Pow and Exp directly
 
 
 def test_options_are_checked() -> None:
