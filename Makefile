@@ -50,7 +50,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(PIP_STAMP): requirements.txt constraints.txt companion/pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements.txt
 	touch $@
 
 $(NPM_STAMP): package.json package-lock.json
