@@ -1,10 +1,10 @@
 """``Session``: runs the part of a graph that some fetched tensors need, with fed inputs.
 
 A session owns the variables' values; a graph only describes them. One ``run`` computes each
-needed op once, in topological order. Reads of a variable in a run all see its value from the
-start of that run, and assigns are stored as they run (TensorFlow 1 leaves the order of reads
-and assigns in one run unspecified unless control dependencies fix it; this is the order its
-two-layer example gets in practice, as the tests check).
+needed op once, in topological order. Every read of a variable in a run sees its value from the
+start of that run, and an assign stores its value as it runs. That is what TensorFlow's resource
+variables give a training step (the gradient reuses the value the forward pass read); TensorFlow
+1's reference variables are read when the reading op runs, which can race with an assign.
 """
 
 from __future__ import annotations
