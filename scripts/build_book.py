@@ -11,16 +11,21 @@ warnings of unchanged pages, so a stale site is always removed and rebuilt in fu
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 DIGEST = BUILD / "html.inputs.sha256"
+LOCK = BUILD / "html.lock"
 INPUTS = ("_config.yml", "_toc.yml", "requirements.txt", "constraints.txt", "package-lock.json")
 IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__"}
 COMMAND = ("build", ".", "--builder", "html", "-W", "-n", "--keep-going", "--all")
@@ -49,9 +54,28 @@ def is_current() -> bool:
     return (HTML / "index.html").is_file() and DIGEST.is_file() and DIGEST.read_text() == digest()
 
 
+@contextmanager
+def exclusive() -> Iterator[IO[str]]:
+    """Hold the site's lock: builds in the same tree (several pytest sessions, `make`) take
+    turns, and none deletes the site while a test session holds the lock shared (`share`)."""
+    BUILD.mkdir(exist_ok=True)
+    with LOCK.open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for {LOCK}: another build or book-test session uses the site")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield handle
+
+
+def share(handle: IO[str]) -> None:
+    """Turn the held exclusive lock into a shared one: readers only from now on."""
+    fcntl.flock(handle, fcntl.LOCK_SH)
+
+
 def build(force: bool = False, capture: bool = False) -> bool:
     """Build unless current; True if it built. Raises CalledProcessError on a failed build
-    (with the build's log in its `stdout` when `capture`)."""
+    (with the build's log in its `stdout` when `capture`). Call it holding `exclusive()`."""
     if not force and is_current():
         return False
     expected = digest()
@@ -76,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="rebuild even if current")
     args = parser.parse_args(argv)
     try:
-        built = build(force=args.force)
+        with exclusive():
+            built = build(force=args.force)
     except subprocess.CalledProcessError as error:
         print(f"book build failed (exit {error.returncode}); see the warnings above")
         return 1

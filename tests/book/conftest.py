@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import build_book
@@ -11,13 +12,16 @@ from site_tools import site_pages
 
 
 @pytest.fixture(scope="session")
-def site() -> Path:
-    """_build/html, rebuilt from scratch with -W -n unless its inputs are unchanged."""
-    try:
-        build_book.build(capture=True)
-    except subprocess.CalledProcessError as error:
-        pytest.fail(f"the book build failed:\n{error.stdout[-8000:]}", pytrace=False)
-    return build_book.HTML
+def site() -> Iterator[Path]:
+    """_build/html, rebuilt from scratch with -W -n unless its inputs are unchanged; no other
+    process rebuilds it until this session ends."""
+    with build_book.exclusive() as lock:
+        try:
+            build_book.build(capture=True)
+        except subprocess.CalledProcessError as error:
+            pytest.fail(f"the book build failed:\n{error.stdout[-8000:]}", pytrace=False)
+        build_book.share(lock)
+        yield build_book.HTML
 
 
 @pytest.fixture(scope="session")
