@@ -18,8 +18,15 @@ import pytest
 import torch
 
 import miniautograd as mt
-from miniautograd.graph import Graph, GraphComparison, draw, draw_side_by_side, same_graph, trace
-from miniautograd.graph._dot import ACTIVE, FILL
+from miniautograd.graph import (
+    Graph,
+    GraphComparison,
+    _dot,
+    draw,
+    draw_side_by_side,
+    same_graph,
+    trace,
+)
 from miniautograd.graph._trace import summarize
 
 Builder = Callable[[ModuleType, Any, Any, Any], Any]  # (engine module, a, b, m) -> result
@@ -246,6 +253,7 @@ def test_trace_is_iterative_on_deep_graphs(lib: ModuleType) -> None:
         (3.14159265, "3.142"),
         ([True, False], "[True, False]"),
         (list(range(12)), "mean 5.5, range [0, 11]"),
+        ([[-0.0] * 4] * 3, "all 0"),
         ([], "[]"),
         (None, None),
     ],
@@ -351,10 +359,33 @@ def test_each_kind_has_its_own_style() -> None:
     h = x2_exp(torch)[0].exp()
     dot = draw([h, h.sum(), torch.zeros(1)], show_saved=True).source
     for kind in ("output", "intermediate", "parameter", "leaf", "function", "saved"):
-        assert f'fillcolor="{FILL[kind]}"' in dot, kind
-    assert len(set(FILL.values())) == len(FILL)
+        assert f'fillcolor="{_dot.FILL[kind]}"' in dot, kind
+    assert len(set(_dot.FILL.values())) == len(_dot.FILL)
     assert 'style="filled,rounded"' in dot and 'style="filled,dashed"' in dot
-    assert ACTIVE not in dot
+    assert _dot.ACTIVE not in dot
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours."""
+
+    def luminance(color: str) -> float:
+        channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("page", ["#ffffff", "#121212"], ids=["light", "dark"])
+def test_palette_reads_on_light_and_dark_pages(page: str) -> None:
+    fills = [*_dot.FILL.values(), _dot.LABEL_FILL, _dot.CLUSTER_FILL, _dot.ACTIVE_FILL]
+    fills.append(_dot.DONE_FILL)
+    for fill in fills:  # all text is dark ink on a light fill
+        assert contrast(_dot.INK, fill) >= 7, fill
+        assert max(contrast(fill, page), contrast(_dot.BORDER, page)) >= 3, fill  # box visible
+    for line in (_dot.EDGE_GREY, _dot.ACTIVE, _dot.DONE):  # edges and highlight strokes
+        assert contrast(line, page) >= 3, line
 
 
 def test_labels_show_what_was_asked() -> None:
@@ -421,7 +452,7 @@ def test_side_by_side_has_two_labelled_clusters() -> None:
     ym, yt = x2_exp(mt)[0], x2_exp(torch)[0]
     g = draw_side_by_side(ym, yt)
     assert "subgraph cluster_m" in g.source and "subgraph cluster_t" in g.source
-    assert "label=miniautograd" in g.source and "label=PyTorch" in g.source
+    assert "<td>miniautograd</td>" in g.source and "<td>PyTorch</td>" in g.source
     assert g.source.count("label=MulBackward0") == 2
     svg = g.svg()
     assert svg.count('class="cluster"') == 2 and svg == draw_side_by_side(ym, yt).svg()
@@ -429,9 +460,9 @@ def test_side_by_side_has_two_labelled_clusters() -> None:
 
 def test_graphviz_is_imported_only_when_drawing() -> None:
     code = (
-        "import sys, torch\n"
+        "import sys, miniautograd\n"
         "from miniautograd.graph import same_graph, trace\n"
-        "x = torch.ones(2, requires_grad=True)\n"
+        "x = miniautograd.ones(2, requires_grad=True)\n"
         "trace(x.exp()); same_graph(x.exp(), x.sin())\n"
         "assert 'graphviz' not in sys.modules\n"
         "from miniautograd.graph import draw\n"

@@ -84,7 +84,7 @@ class BackwardRecording:
         nexts = self.graph.by_id[step.node].next_functions
         return [
             (slot, nid, g)
-            for slot, ((nid, _), g) in enumerate(zip(nexts, step.grad_inputs, strict=False))
+            for slot, ((nid, _), g) in enumerate(zip(nexts, step.grad_inputs, strict=True))
             if nid is not None and g is not None
         ]
 

@@ -26,6 +26,8 @@ FILL = {
 }
 STYLE = {"function": "filled,rounded", "saved": "filled,dashed"}
 LABEL_FILL = "#fff3bf"  # behind edge labels, so gradient values read on any background
+CLUSTER_FILL = "#e9ecef"
+BORDER = "#4d4d4d"
 ACTIVE_FILL = "#ffc9a3"
 DONE_FILL = "#d3f9d8"
 DONE = "#2f9e44"
@@ -145,10 +147,11 @@ def _label(node: GraphNode, opts: Options, deco: Decorations) -> str:
     return "\n".join(lines) or node.kind
 
 
-def _html_label(text: str) -> str:
+def _html_label(text: str, fill: str = LABEL_FILL) -> str:
+    """A label on its own filled box, so it reads on light and dark pages alike."""
     cell = "<br/>".join(html.escape(line) for line in text.split("\n"))
     return (
-        f'<<table border="0" cellborder="0" cellpadding="1" bgcolor="{LABEL_FILL}">'
+        f'<<table border="0" cellborder="0" cellpadding="1" bgcolor="{fill}">'
         f"<tr><td>{cell}</td></tr></table>>"
     )
 
@@ -261,8 +264,8 @@ def _new_digraph(name: str) -> Any:
     return digraph_type()(
         name,
         graph_attr={"bgcolor": "transparent", "rankdir": "TB", "nodesep": "0.25",
-                    "ranksep": "0.3", "fontcolor": EDGE_GREY, **font},
-        node_attr={"shape": "box", "fontsize": "11", "fontcolor": INK, "color": "#4d4d4d",
+                    "ranksep": "0.3", "fontcolor": INK, **font},
+        node_attr={"shape": "box", "fontsize": "11", "fontcolor": INK, "color": BORDER,
                    "margin": "0.1,0.04", "height": "0.3", **font},
         edge_attr={"fontsize": "10", "fontcolor": INK, "color": EDGE_GREY, "arrowsize": "0.7",
                    **font},
@@ -310,6 +313,6 @@ def draw_side_by_side(mini_root: Any, torch_root: Any, **options: Any) -> Any:
     g = _new_digraph("side_by_side")
     for root, title, prefix in ((mini_root, "miniautograd", "m_"), (torch_root, "PyTorch", "t_")):
         with g.subgraph(name=f"cluster_{prefix[0]}") as c:
-            c.attr(label=title, color=EDGE_GREY, style="rounded", fontsize="13")
+            c.attr(label=_html_label(title, CLUSTER_FILL), color=EDGE_GREY, style="rounded")
             _emit(c, _as_graph(root, opts), opts, Decorations(), prefix)
     return g

@@ -117,7 +117,10 @@ def summarize(values: np.ndarray | None) -> str | None:
     if a.size <= SMALL:
         return _nested(a)
     f = a.astype(np.float64)
-    return f"mean {f.mean():.3g}, range [{f.min():.3g}, {f.max():.3g}]"
+    lo, hi = f.min(), f.max()
+    if lo == hi:
+        return f"all {fmt_number(lo)}"
+    return f"mean {f.mean():.3g}, range [{lo:.3g}, {hi:.3g}]"
 
 
 def _attr_text(value: object) -> str:
