@@ -59,6 +59,8 @@ OPS: dict[str, Builder] = {
     "sum_dim": lambda lib, a, b, m: a.sum(dim=1),
     "mean": lambda lib, a, b, m: a.mean(),
     "max": lambda lib, a, b, m: a.max(),
+    "max_dim": lambda lib, a, b, m: a.max(dim=1)[0] + a.min(dim=1).values,
+    "stack": lambda lib, a, b, m: lib.stack([a, b * 2]),
     "reshape": lambda lib, a, b, m: a.reshape(4, 3),
     "view": lambda lib, a, b, m: a.view(12),
     "transpose": lambda lib, a, b, m: a.transpose(0, 1),
