@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 from site_tools import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -54,15 +56,21 @@ class QuietHandler(SimpleHTTPRequestHandler):
         """Keep the test output clean."""
 
 
-@pytest.fixture(scope="module")
-def server(site: Path) -> Iterator[str]:
-    """The site over HTTP on a free port of 127.0.0.1, served from a thread."""
-    handler = functools.partial(QuietHandler, directory=str(site))
+@contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """`folder` over HTTP on a free port of 127.0.0.1, served from a thread; yields its URL."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
     with ThreadingHTTPServer((HOST, 0), handler) as httpd:
         thread = threading.Thread(target=httpd.serve_forever, daemon=True)
         thread.start()
         yield f"http://{HOST}:{httpd.server_address[1]}"
         httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def server(site: Path) -> Iterator[str]:
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +88,6 @@ def browser() -> Iterator[Browser]:
 def test_every_page_renders_cleanly(
     mode: str, browser: Browser, server: str, pages: list[Path], site: Path
 ) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     problems: dict[str, list[str]] = {}
     typeset = 0
     for path in pages:
@@ -89,6 +96,29 @@ def test_every_page_renders_cleanly(
         typeset += seen.get("math", 0)
     assert {name: found for name, found in problems.items() if found} == {}
     assert typeset > 0, "no page has math: the MathJax check would prove nothing"
+
+
+def test_the_page_check_reports_what_a_reader_would_see_broken(
+    browser: Browser, tmp_path: Path
+) -> None:
+    (tmp_path / "bad.html").write_text(
+        """<html data-theme="light"><body><article class="bd-article">
+        <p><span class="math">\\(x^2\\)</span></p><img src="missing.png">
+        <script src="https://cdn.example/lib.js"></script><script>notDefined()</script>
+        </article></body></html>"""
+    )
+    with serve(tmp_path) as url:
+        found, seen = open_page(browser, f"{url}/bad.html", "light", "check-bad")
+    (SCREENSHOTS / "check-bad-light.png").unlink()
+    assert seen["math"] == 1
+    expected = [
+        "request to another host: https://cdn.example/lib.js",
+        "page error: ",
+        "HTTP 404: ",
+        "math not typeset: ",
+        "image not drawn: ",
+    ]
+    assert [any(f.startswith(e) for f in found) for e in expected] == [True] * len(expected), found
 
 
 def open_page(browser: Browser, url: str, mode: str, name: str) -> tuple[list[str], dict]:
@@ -128,7 +158,10 @@ def open_page(browser: Browser, url: str, mode: str, name: str) -> tuple[list[st
             found.append(f"{seen['emptySvgs']} of {seen['svgs']} output SVGs are empty")
         stem = name.removesuffix(".html").replace("/", "_")
         shot = SCREENSHOTS / f"{stem}-{mode}.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot), full_page=True, animations="disabled")
+    except PlaywrightError as error:  # a timeout, a crash: report it with the page's others
+        found.append(f"not checked: {error.message.splitlines()[0]}")
     finally:
         context.close()
     return found, seen
