@@ -138,12 +138,13 @@ class Distribution:
                 "or torch.tensor(actions))"
             )
         expected = (*self._batch_shape, *self._event_shape)
-        for i, j in zip(reversed(tuple(value.shape)), reversed(expected), strict=False):
-            if i != 1 and j != 1 and i != j:
-                raise ValueError(
-                    f"Value is not broadcastable with batch_shape+event_shape: {value.shape} vs "
-                    f"{Size(expected)}."
-                )
+        try:  # e.g. actions of shape sample_shape + batch_shape
+            np.broadcast_shapes(tuple(value.shape), expected)
+        except ValueError:
+            raise ValueError(
+                f"Value is not broadcastable with batch_shape+event_shape: {value.shape} vs "
+                f"{Size(expected)}."
+            ) from None
         support = self.support
         if not support.check(value._numpy_view()).all():
             raise ValueError(
