@@ -1,0 +1,394 @@
+"""Custom ``autograd.Function``s: the same class body, subclassing torch's Function or
+miniautograd's, must behave the same (values, graph, ctx, errors)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pytest
+from helpers import raises_like_torch, same_on_both
+
+
+def functions(t):
+    """The test Functions, defined against module ``t`` (torch or miniautograd)."""
+
+    class MyReLU(t.autograd.Function):
+        """The tutorial's ReLU: backward zeroes the gradient where the input was negative."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            grad_input = grad_output.clone()
+            grad_input[x < 0] = 0
+            return grad_input
+
+    class Square(t.autograd.Function):
+        """A differentiable backward: double backward goes through it."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 2 * x
+
+    class Scale(t.autograd.Function):
+        """setup_context style, with a non-tensor argument."""
+
+        @staticmethod
+        def forward(x, k):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.k, None
+
+    class Needs(t.autograd.Function):
+        seen: ClassVar[list] = []
+
+        @staticmethod
+        def forward(ctx, a, b, k):
+            Needs.seen.append(tuple(ctx.needs_input_grad))
+            return a * b * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            Needs.seen.append(tuple(ctx.needs_input_grad))
+            return grad, grad, None
+
+    class AddOneInPlace(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    class WithIndicator(t.autograd.Function):
+        """Two outputs, the second (a 0/1 mask) marked non-differentiable."""
+
+        @staticmethod
+        def forward(ctx, x):
+            mask = (x > 0).to(x.dtype)
+            ctx.mark_non_differentiable(mask)
+            ctx.save_for_backward(mask)
+            return x * mask, mask
+
+        @staticmethod
+        def backward(ctx, grad, grad_mask):
+            (mask,) = ctx.saved_tensors
+            return grad * mask
+
+    class TwoOutputs(t.autograd.Function):
+        materialize = True
+        seen: ClassVar[list] = []
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(TwoOutputs.materialize)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            TwoOutputs.seen.append((g1 is None, g2 is None))
+            total = 0
+            if g1 is not None:
+                total = total + g1 * 2
+            if g2 is not None:
+                total = total + g2 * 3
+            return total
+
+    class Identity(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 5
+
+    class Once(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.exp()
+
+        @staticmethod
+        @t.autograd.function.once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * x.exp()
+
+    def returning(grads):
+        """A Function of one input whose backward returns ``grads(grad)``."""
+
+        class Returning(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grads(t, grad)
+
+        return Returning
+
+    return {name: value for name, value in locals().items() if name != "t"}
+
+
+def leaf(t, values=(1.0, -2.0, 3.0), **kwargs):
+    return t.tensor(list(values), requires_grad=True, **kwargs)
+
+
+# ---- values, graph, ctx -------------------------------------------------------------------------
+
+
+def test_tutorial_relu():
+    def program(t):
+        relu = functions(t)["MyReLU"]
+        x = leaf(t)
+        h = x * 2
+        y = relu.apply(h)
+        (y * t.tensor([1.0, 2.0, 3.0])).sum().backward()
+        node = y.grad_fn
+        return (y, x.grad, node.name(), [(n.name(), nr) for n, nr in node.next_functions],
+                y.is_leaf, y.requires_grad)
+
+    same_on_both(program)
+
+
+def test_double_backward_through_a_function():
+    def program(t):
+        square = functions(t)["Square"]
+        x = leaf(t)
+        (g,) = t.autograd.grad(square.apply(x).sum(), x, create_graph=True)
+        (gg,) = t.autograd.grad((g * g).sum(), x)
+        return g, gg
+
+    same_on_both(program)
+
+
+def test_setup_context_and_non_tensor_arguments():
+    def program(t):
+        scale = functions(t)["Scale"]
+        x = leaf(t)
+        y = scale.apply(x, 4.0)
+        y.sum().backward()
+        return y, x.grad, y.grad_fn.name(), len(y.grad_fn.next_functions)
+
+    same_on_both(program)
+
+
+def test_needs_input_grad():
+    def program(t):
+        needs = functions(t)["Needs"]
+        a, b = leaf(t), t.tensor([1.0, 2.0, 3.0])
+        needs.apply(a, b, 2.0).sum().backward()
+        needs.apply(b, a, 2.0).sum().backward()
+        return needs.seen, a.grad
+
+    same_on_both(program)
+
+
+def test_mark_dirty():
+    def program(t):
+        add_one = functions(t)["AddOneInPlace"]
+        x = leaf(t)
+        h = x * 2
+        version = h._version
+        out = add_one.apply(h)
+        (out * out).sum().backward()
+        return out is h, out, h._version - version, out.grad_fn.name(), x.grad
+
+    same_on_both(program)
+
+
+def test_mark_dirty_on_a_leaf_that_requires_grad_raises():
+    raises_like_torch(lambda t: functions(t)["AddOneInPlace"].apply(leaf(t)), "leaf Variable")
+
+
+def test_mark_non_differentiable():
+    def program(t):
+        indicator = functions(t)["WithIndicator"]
+        x = leaf(t)
+        y, mask = indicator.apply(x)
+        (y * 3).sum().backward()
+        return y, mask, mask.requires_grad, mask.grad_fn is None, y.requires_grad, x.grad
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_grads(materialize):
+    def program(t):
+        two = functions(t)["TwoOutputs"]
+        two.materialize = materialize
+        x = leaf(t)
+        a, b = two.apply(x)
+        a.sum().backward()
+        return two.seen, x.grad, a.grad_fn is b.grad_fn, [a.grad_fn.name()]
+
+    same_on_both(program)
+
+
+def test_returning_an_input_makes_a_new_tensor():
+    def program(t):
+        identity = functions(t)["Identity"]
+        x = leaf(t)
+        y = identity.apply(x)
+        y.sum().backward()
+        return y is x, y.grad_fn.name(), y.is_leaf, x.grad
+
+    same_on_both(program)
+
+
+def test_apply_without_grad():
+    def program(t):
+        square = functions(t)["Square"]
+        x = leaf(t)
+        with t.no_grad():
+            a = square.apply(x)
+        b = square.apply(t.tensor([1.0, 2.0]))
+        return a, a.requires_grad, a.grad_fn is None, b.requires_grad
+
+    same_on_both(program)
+
+
+def test_once_differentiable():
+    def program(t):
+        once = functions(t)["Once"]
+        x = leaf(t)
+        y = once.apply(x)
+        (g,) = t.autograd.grad(y.sum(), x, create_graph=True)
+        (g2,) = t.autograd.grad((y**2).sum(), x, create_graph=True)
+        return y, g, g.requires_grad, g2, g2.requires_grad
+
+    same_on_both(program)
+
+    def twice(t):
+        once = functions(t)["Once"]
+        x = leaf(t)
+        (g,) = t.autograd.grad((once.apply(x) ** 2).sum(), x, create_graph=True)
+        t.autograd.grad(g.sum(), x)
+
+    raises_like_torch(twice, "differentiate twice")
+
+
+def test_used_twice_in_one_graph():
+    def program(t):
+        square = functions(t)["Square"]
+        x = leaf(t)
+        y = square.apply(square.apply(x) + x)
+        y.sum().backward()
+        return y, x.grad
+
+    same_on_both(program)
+
+
+def test_saved_tensor_modified_in_place_raises():
+    def program(t):
+        square = functions(t)["Square"]
+        h = leaf(t) * 1
+        y = square.apply(h)
+        h.mul_(2)
+        y.sum().backward()
+
+    raises_like_torch(program, "modified by an inplace operation")
+
+
+def test_saved_tensors_freed_after_backward():
+    def program(t):
+        square = functions(t)["Square"]
+        y = square.apply(leaf(t)).sum()
+        y.backward()
+        y.backward()
+
+    raises_like_torch(program, "retain_graph=True")
+
+
+# ---- what backward may return -------------------------------------------------------------------
+
+
+def test_extra_none_gradients_are_ignored():
+    def program(t):
+        returning = functions(t)["returning"]
+        x = leaf(t)
+        returning(lambda t, g: (g * 2, None, None)).apply(x).sum().backward()
+        return x.grad
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize(
+    "grads",
+    [
+        pytest.param(lambda t, g: (g, g), id="too many"),
+        pytest.param(lambda t, g: (), id="none at all"),
+    ],
+)
+def test_wrong_number_of_gradients_raises(grads):
+    def program(t):
+        returning = functions(t)["returning"]
+        returning(grads).apply(leaf(t)).sum().backward()
+
+    raises_like_torch(program, "incorrect number of gradients", "expected 1, got")
+
+
+def test_wrong_shape_gradient_raises():
+    def program(t):
+        returning = functions(t)["returning"]
+        returning(lambda t, g: t.ones(2)).apply(leaf(t)).sum().backward()
+
+    raises_like_torch(program, "invalid gradient at index 0", "[2]", "[3]")
+
+
+def test_broadcastable_gradient_is_summed():
+    def program(t):
+        returning = functions(t)["returning"]
+        x = leaf(t)
+        returning(lambda t, g: t.ones(4, 3)).apply(x).sum().backward()
+        return x.grad
+
+    same_on_both(program)
+
+
+def test_gradient_of_another_dtype_is_cast():
+    def program(t):
+        returning = functions(t)["returning"]
+        x = leaf(t)
+        returning(lambda t, g: g.double() * 3).apply(x).sum().backward()
+        return x.grad
+
+    same_on_both(program)
+
+
+def test_save_for_backward_of_a_number_raises():
+    def program(t):
+        class SavesNumber(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(3)
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        SavesNumber.apply(leaf(t))
+
+    raises_like_torch(program, "save_for_backward", "ctx.")
