@@ -818,3 +818,101 @@ def test_to_device_and_back_is_differentiable(device):
     y.cpu().sum().backward()
     assert y.device.type == device and x.grad.device.type == "cpu"
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+# ---- more corners of backward ------------------------------------------------------------------
+
+
+def test_backward_on_a_leaf():
+    def program(t):
+        x, s = leaf(t), t.tensor(2.0, requires_grad=True)
+        x.backward(t.tensor([1.0, 3.0, 5.0]))
+        s.backward()
+        return x.grad, s.grad
+
+    same_on_both(program)
+
+
+def test_create_graph_accumulation_builds_a_new_grad():
+    def program(t):
+        x = leaf(t)
+        (x * x).sum().backward(create_graph=True)
+        first = x.grad
+        (x * x).sum().backward(create_graph=True)
+        return x.grad, x.grad is first, x.grad.grad_fn.name()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns about create_graph=True with .grad
+        same_on_both(program)
+
+
+def test_hook_sees_the_summed_gradient_once():
+    def program(t):
+        x = leaf(t)
+        h = x * 2
+        seen = []
+        h.register_hook(lambda g: seen.append(g.clone()))
+        (h * h + h).sum().backward()
+        return seen, x.grad
+
+    same_on_both(program)
+
+
+def test_accumulate_grad_node_hooks():
+    def program(t):
+        x = leaf(t)
+        accumulate = (x * 2).grad_fn.next_functions[0][0]
+        seen = []
+        accumulate.register_prehook(lambda go: seen.append([g.clone() for g in go]))
+        accumulate.register_hook(lambda gi, go: seen.append((len(gi), [g.clone() for g in go])))
+        (x * 2).sum().backward()
+        return seen, x.grad
+
+    same_on_both(program)
+
+
+def test_retain_grad_after_in_place():
+    def program(t):
+        x = leaf(t)
+        y = x * 2
+        y.retain_grad()
+        y.add_(1)
+        (y * y).sum().backward()
+        return y.grad, x.grad
+
+    same_on_both(program)
+
+
+def test_retain_grad_accumulates_over_backwards():
+    def program(t):
+        x = leaf(t)
+        y = x * 2
+        y.retain_grad()
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        return y.grad, x.grad
+
+    same_on_both(program)
+
+
+def test_modifying_a_saved_constant_raises():
+    """A tensor that needs no grad is saved too (x * w saves w for x's gradient)."""
+
+    def program(t):
+        x, w = leaf(t), t.ones(3)
+        y = x * w
+        w.add_(1)
+        y.sum().backward()
+
+    raises_like_torch(program, "modified by an inplace operation", "is at version 1")
+
+
+def test_saved_number_and_saved_attributes_listed():
+    def program(t):
+        x = leaf(t)
+        y = x * 2.0
+        return (y.grad_fn._saved_other,
+                sorted(a for a in dir(x.sin().grad_fn) if a.startswith("_saved")),
+                sorted(a for a in dir((x * x).grad_fn) if a.startswith("_saved")))
+
+    same_on_both(program)
