@@ -234,3 +234,57 @@ def test_linear_on_device(device):
     assert mine.weight.grad.device.type == device
     assert_same_value(out_m.cpu(), out_t)
     assert_same_value(mine.weight.grad.cpu(), theirs.weight.grad)
+
+
+@pytest.mark.parametrize(("shape", "bias"), [((4, 2), True), ((2,), True), ((4, 5, 2), True),
+                                             ((4, 2), False)])
+def test_linear_graph(shape, bias):
+    def program(t):
+        t.manual_seed(0)
+        layer = t.nn.Linear(2, 3, bias=bias)
+        x = t.ones(*shape, requires_grad=True)
+        out = layer(x)
+        out.sum().backward()
+        return out, x.grad, layer.weight.grad, _graph_names(out.grad_fn)
+
+    same_on_both(program)
+
+
+def _graph_names(node):
+    if node is None:
+        return None
+    return [node.name(), [_graph_names(child) for child, _ in node.next_functions]]
+
+
+def test_reassigned_parameter_keeps_its_place():
+    def program(t):
+        t.manual_seed(0)
+        layer = t.nn.Linear(2, 3)
+        layer.weight = t.nn.Parameter(t.ones(3, 2))
+        layer.note = t.ones(2)  # a plain tensor attribute is not a parameter
+        return [name for name, _ in layer.named_parameters()], layer.weight, layer.note
+
+    same_on_both(program)
+
+
+def test_adam_state():
+    def program(t):
+        t.manual_seed(0)
+        layer = t.nn.Linear(2, 3)
+        optimizer = t.optim.Adam(layer.parameters())
+        layer(t.ones(2)).sum().backward()
+        optimizer.step()
+        state = optimizer.state[layer.weight]
+        return sorted(state), state["step"], state["exp_avg"], state["exp_avg_sq"]
+
+    same_on_both(program)
+
+
+def test_load_torch_state_dict():
+    """A model trained in torch loads into miniautograd and computes the same outputs."""
+    torch.manual_seed(3)
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    mine = mini.nn.Sequential(mini.nn.Linear(3, 4), mini.nn.Tanh(), mini.nn.Linear(4, 2))
+    mine.load_state_dict(theirs.state_dict())
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    assert_same_value(mine(mini.tensor(x)).detach(), theirs(torch.tensor(x)).detach())
