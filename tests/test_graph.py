@@ -279,11 +279,6 @@ def test_op_graphs_match_torch(name: str) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: dir() of a miniautograd node does not list _saved_self/_saved_other/... "
-    "(torch's does) and lists _saved_names, which is no saved value",
-)
 def test_saved_tensors_match_torch() -> None:
     for name in ("mul", "mm", "sin", "exp", "clamp", "sum"):
         result = same_graph(*both(OPS[name]), saved=True)

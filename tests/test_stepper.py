@@ -144,21 +144,7 @@ def test_errors_say_what_to_do(lib: ModuleType) -> None:
 
 # torch breaks ready-queue ties (AccumulateGrad nodes all have the same sequence number) in
 # the order of its std::priority_queue: stack of 4 leaves -> 0, 2, 1, 3.
-@pytest.mark.parametrize(
-    "lib",
-    [
-        torch,
-        pytest.param(
-            mt,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine: ties in the ready queue run last-pushed first (3, 2, 1, 0); "
-                "torch runs 0, 2, 1, 3",
-            ),
-        ),
-    ],
-    ids=["torch", "miniautograd"],
-)
+@pytest.mark.parametrize("lib", [torch, mt], ids=["torch", "miniautograd"])
 def test_ties_run_in_torchs_order(lib: ModuleType) -> None:
     def build(lib: ModuleType) -> tuple[Any, dict[str, Any]]:
         leaves = {f"l{i}": lib.full((2,), float(i), requires_grad=True) for i in range(4)}

@@ -4,8 +4,7 @@
 unchanged and gives the same numbers (random numbers included: the generator is torch's).
 """
 
-from ._tensor import Size, Tensor  # first: defining Tensor attaches its methods
-from . import autograd, cuda, nn, optim  # noqa: I001
+from . import autograd, cuda, nn, optim
 from ._backend import device
 from ._creation import (
     arange,
@@ -54,6 +53,7 @@ from ._functional import (
     argmax,
     argmin,
     cat,
+    chunk,
     clamp,
     clip,
     clone,
@@ -93,6 +93,7 @@ from ._functional import (
     sign,
     sin,
     softmax,
+    split,
     sqrt,
     squeeze,
     stack,
@@ -102,10 +103,12 @@ from ._functional import (
     t,
     tanh,
     transpose,
+    unbind,
     unsqueeze,
     var,
     where,
 )
+from ._tensor import Size, Tensor  # first: defining Tensor attaches its methods
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -98,7 +98,7 @@ def asarray(data: Any, dtype: np.dtype | None, dev: device | str | None):
         if is_cuda_array(data):
             data = data.get()
         return np.asarray(data, dtype=dtype)
-    with _cupy.cuda.Device((device(dev).index or 0)):
+    with _cupy.cuda.Device(device(dev).index or 0):
         return _cupy.asarray(data, dtype=dtype)
 
 

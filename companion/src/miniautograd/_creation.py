@@ -230,7 +230,8 @@ def randperm(n: int, generator: Any = None, dtype: DtypeLike = None,
 
 def multinomial(probs: Tensor, num_samples: int, replacement: bool = False,
                 generator: Any = None) -> Tensor:
-    return Tensor._make(_random.multinomial(probs._numpy_view(), num_samples, replacement, generator))
+    samples = _random.multinomial(probs._numpy_view(), num_samples, replacement, generator)
+    return Tensor._make(samples)
 
 
 def bernoulli(probs: Tensor, generator: Any = None) -> Tensor:

@@ -91,5 +91,6 @@ class finfo:  # noqa: N801 - torch's name
     def __repr__(self) -> str:
         return (
             f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
-            f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+            f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
         )

@@ -56,13 +56,15 @@ def format_array(array: np.ndarray, indent: int) -> str:
         shown = _summarized(array)
         formatter = _float_formatter(shown)
     summarize = array.size > THRESHOLD
-    cells = [formatter(v) for v in _summarized(array)] if array.size else []
-    width = max((len(c) for c in cells), default=0)
+    shown = _summarized(array)
+    if array.dtype.kind == "f":  # torch sizes columns by the finite non-zero values only
+        shown = shown[np.isfinite(shown) & (shown != 0)]
+    width = max((len(formatter(v)) for v in shown), default=1)
     pad = lambda v: formatter(v).rjust(width)  # noqa: E731
-    return _nested(array, pad, indent, summarize)
+    return _nested(array, pad, indent, summarize, width)
 
 
-def _nested(array: np.ndarray, pad, indent: int, summarize: bool) -> str:
+def _nested(array: np.ndarray, pad, indent: int, summarize: bool, width: int) -> str:
     if array.ndim == 0:
         return pad(array.item())
     if array.ndim == 1:
@@ -73,14 +75,15 @@ def _nested(array: np.ndarray, pad, indent: int, summarize: bool) -> str:
         else:
             items = [pad(v) for v in values]
         # Wrap rows at 80 characters, as torch does.
-        per_line = max(1, (LINE_WIDTH - indent) // (len(pad(values[0])) + 2))
+        per_line = max(1, (LINE_WIDTH - indent) // (width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = range(array.shape[0])
     if summarize and array.shape[0] > 2 * EDGE_ITEMS:
         rows = [*range(EDGE_ITEMS), None, *range(array.shape[0] - EDGE_ITEMS, array.shape[0])]
     separator = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
-    texts = ["..." if r is None else _nested(array[r], pad, indent + 1, summarize) for r in rows]
+    texts = ["..." if r is None else _nested(array[r], pad, indent + 1, summarize, width)
+             for r in rows]
     return "[" + separator.join(texts) + "]"
 
 

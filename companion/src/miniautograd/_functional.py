@@ -12,7 +12,9 @@ from .ops import arithmetic, linalg, shape
 def _as_function(method: str) -> Callable[..., Any]:
     def function(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 - torch's name
         if not isinstance(input, Tensor):
-            raise TypeError(f"{method}(): argument 'input' must be Tensor, not {type(input).__name__}")
+            raise TypeError(
+                f"{method}(): argument 'input' must be Tensor, not {type(input).__name__}"
+            )
         return getattr(input, method)(*args, **kwargs)
 
     function.__name__ = function.__qualname__ = method
@@ -30,10 +32,12 @@ max, min, argmax, argmin = (_as_function(n) for n in ("max", "min", "argmax", "a
 maximum, minimum = _as_function("maximum"), _as_function("minimum")
 mm, mv, dot = _as_function("mm"), _as_function("mv"), _as_function("dot")
 reshape, flatten, squeeze = (_as_function(n) for n in ("reshape", "flatten", "squeeze"))
-unsqueeze, permute, transpose, t = (_as_function(n) for n in ("unsqueeze", "permute", "transpose", "t"))
+unsqueeze, permute = _as_function("unsqueeze"), _as_function("permute")
+transpose, t = _as_function("transpose"), _as_function("t")
 softmax, log_softmax = _as_function("softmax"), _as_function("log_softmax")
 eq, ne, lt, le, gt, ge = (_as_function(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
 allclose, equal, numel = _as_function("allclose"), _as_function("equal"), _as_function("numel")
+unbind, split, chunk = _as_function("unbind"), _as_function("split"), _as_function("chunk")
 where = arithmetic.where
 
 

@@ -234,6 +234,22 @@ def _getitem(self, key):
     return shape.index(self, key)
 
 
+def _unbind(self, dim=0):
+    return shape.Unbind.apply(self, dim)
+
+
+def _split(self, split_size_or_sections, dim=0):
+    (axis,) = reduction.normalize_dims(dim, self._data.ndim)
+    sizes = shape.split_sizes(self._data.shape[axis], split_size_or_sections)
+    return shape.Split.apply(self, tuple(sizes), axis)
+
+
+def _chunk(self, chunks, dim=0):
+    (axis,) = reduction.normalize_dims(dim, self._data.ndim)
+    length = self._data.shape[axis]
+    return _split(self, -(-length // chunks) if length else 1, axis)
+
+
 def _softmax(self, dim=-1, dtype=None):
     return nn_ops.Softmax.apply(self, dim=dim)
 
@@ -277,40 +293,53 @@ def _in_place(self, compute):
     """Run ``compute(tensor) -> Tensor`` and make its result this tensor's new value.
 
     When a graph is recorded, this tensor takes over the result's ``grad_fn`` and the old
-    value lives on, as a copy, inside the graph (torch rebases history the same way).
+    value lives on, as a copy, inside the graph (torch rebases history the same way). For a
+    view, the base's history is rebased instead (a ``CopySlices`` node), as in torch.
     """
-    if STATE.enabled:
-        if self.grad_fn is None and self._requires_grad:
-            raise RuntimeError(_LEAF_IN_PLACE)
-        _refuse_view_of_grad_tensor(self)
-        old = self
-        if self._requires_grad:
-            old = _tensor_cls()._make(self._data.copy(), True, self.grad_fn, self._output_nr)
-        result = compute(old)
-        _write(self, result._data)
-        if result._requires_grad:
-            self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, 0, True
+    if not STATE.enabled:
+        _write(self, compute(self)._data)
         return self
-    _write(self, compute(self)._data)
+    _refuse_leaf(self)
+    old = self
+    if self._requires_grad:
+        old = _tensor_cls()._make(self._data.copy(), True, self.grad_fn, self._output_nr)
+    result = compute(old)
+    base = self._view_base
+    if base is not None and result._requires_grad:
+        positions = shape.positions_in_base(self, base)
+        _copy_into(base, positions, result)
+        _become_view_of(self, base, positions)
+        return self
+    _write(self, result._data)
+    if result._requires_grad:
+        self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, 0, True
     return self
 
 
-def _refuse_view_of_grad_tensor(tensor) -> None:
-    """torch rebases a base's history when a view of it changes in place (CopySlices);
-    miniautograd does not, so it refuses rather than computing a wrong gradient."""
+def _refuse_leaf(tensor) -> None:
+    """In-place changes to a leaf that requires grad (or to a view of one) are refused."""
+    if tensor.grad_fn is None and tensor._requires_grad:
+        raise RuntimeError(_LEAF_IN_PLACE)
     base = tensor._view_base
-    if base is None or not base._requires_grad:
-        return
-    if base.grad_fn is None:
+    if base is not None and base.grad_fn is None and base._requires_grad:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place "
             "operation. Update it inside `with torch.no_grad():`, or change a .clone()."
         )
-    raise RuntimeError(
-        "in-place operation on a view of a tensor that requires grad: miniautograd does not "
-        "rewrite the base's history as torch does (CopySlices). Build the new values out of "
-        "place instead, e.g. with torch.cat(...) or torch.where(mask, new, old)."
-    )
+
+
+def _copy_into(base, positions, value) -> None:
+    """Write ``value`` at ``positions`` of ``base`` and record it (``CopySlices``)."""
+    result = shape.CopySlices.apply(base._alias(), value, positions=positions)
+    _write(base, result._data)
+    if result._requires_grad:
+        base.grad_fn, base._output_nr, base._requires_grad = result.grad_fn, 0, True
+
+
+def _become_view_of(view, base, positions) -> None:
+    """After its base was rebased, a view's history is "these positions of the new base"."""
+    fresh = shape.Index.apply(base.reshape(-1), key=positions)
+    view.grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, 0, True
 
 
 def _inplace_method(fn):
@@ -337,17 +366,19 @@ def _copy_(self, src):
 
 def _setitem(self, key, value):
     Tensor = _tensor_cls()
-    if STATE.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
-        if self.grad_fn is None and self._requires_grad:
-            raise RuntimeError(_LEAF_IN_PLACE)
-        _refuse_view_of_grad_tensor(self)
-        raise NotImplementedError(
-            "miniautograd supports index assignment only on tensors that need no gradient "
-            "(or inside torch.no_grad()); torch records it as CopySlices. Build the result with "
-            "torch.where(mask, value, t) instead."
-        )
-    data = value._data if isinstance(value, Tensor) else value
-    self._data[shape.unwrap_key(key)] = data
+    key = shape.unwrap_key(key)
+    value_grad = isinstance(value, Tensor) and value._requires_grad
+    if STATE.enabled and (self._requires_grad or value_grad):
+        _refuse_leaf(self)
+        base = self._view_base if self._view_base is not None else self
+        own = np.arange(self._data.size, dtype=np.int64).reshape(self._data.shape)[key]
+        positions = own if base is self else \
+            shape.positions_in_base(self, base).reshape(-1)[own.reshape(-1)].reshape(own.shape)
+        _copy_into(base, positions, value)
+        if base is not self:
+            _become_view_of(self, base, shape.positions_in_base(self, base))
+        return
+    self._data[key] = value._data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 
 
@@ -361,7 +392,8 @@ def _uniform_(self, a=0.0, b=1.0, generator=None):
 def _normal_(self, mean=0.0, std=1.0, generator=None):
     from . import _random
 
-    with_no_grad_write(self, _random.normal_(self._data.shape, mean, std, self._data.dtype, generator))
+    values = _random.normal_(self._data.shape, mean, std, self._data.dtype, generator)
+    with_no_grad_write(self, values)
     return self
 
 
@@ -439,6 +471,7 @@ def install(Tensor) -> None:  # noqa: N803 - the class being extended
         "t": lambda self: shape.T.apply(self),
         "T": property(_big_t), "mT": property(lambda self: self.transpose(-2, -1)),
         "__getitem__": _getitem, "__setitem__": _setitem,
+        "unbind": _unbind, "split": _split, "chunk": _chunk,
         "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
         "uniform_": _uniform_, "normal_": _normal_,
     }

@@ -34,14 +34,26 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-class MaxMin(NamedTuple):
-    """What ``max(dim)``/``min(dim)`` return: ``values`` and their ``indices``."""
-
+class _ValuesIndices(NamedTuple):
     values: Tensor
     indices: Tensor
 
+
+class MaxResult(_ValuesIndices):
+    """What ``max(dim)`` returns: the ``values`` and their ``indices``."""
+
+    __slots__ = ()
+
     def __repr__(self) -> str:
-        return f"miniautograd.return_types.max_min(\nvalues={self.values!r},\nindices={self.indices!r})"
+        name = type(self).__name__[:3].lower()
+        return (f"miniautograd.return_types.{name}(\nvalues={self.values!r},"
+                f"\nindices={self.indices!r})")
+
+
+class MinResult(MaxResult):
+    """What ``min(dim)`` returns: the ``values`` and their ``indices``."""
+
+    __slots__ = ()
 
 
 def _shape_args(shape: tuple) -> tuple:
@@ -157,6 +169,11 @@ class Tensor:
     @property
     def _version(self) -> int:
         return self._vc[0]
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is (0 unless the op has several outputs)."""
+        return self._output_nr
 
     def element_size(self) -> int:
         return self._data.itemsize
@@ -276,7 +293,8 @@ class Tensor:
         return self
 
     def _alias(self) -> Tensor:
-        return Tensor._make(self._data, self._requires_grad, self.grad_fn, self._output_nr, self._vc)
+        return Tensor._make(self._data, self._requires_grad, self.grad_fn, self._output_nr,
+                            self._vc)
 
     def _detached_copy(self) -> Tensor:
         return Tensor._make(self._data.copy())

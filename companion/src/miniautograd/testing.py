@@ -54,7 +54,7 @@ class Comparison:
     def __repr__(self) -> str:
         lines = [f"{'quantity':<14}{'shape':<14}{'max abs diff':>14}{'max rel diff':>14}  ok"]
         for row in self.rows:
-            lines.append(f"{row.name:<14}{str(list(row.shape)):<14}{row.max_abs:>14.3e}"
+            lines.append(f"{row.name:<14}{list(row.shape)!s:<14}{row.max_abs:>14.3e}"
                          f"{row.max_rel:>14.3e}  {'yes' if row.ok else 'NO'}")
         graph = "same" if self.same_graph else (
             f"DIFFERENT\n  miniautograd: {self.graph_mini}\n  torch:        {self.graph_torch}")
@@ -156,7 +156,7 @@ def compare_with_torch(fn: Callable[..., Any], *inputs: Any, device: str = "cpu"
         weights = weights.astype(_as_array(out_torch).dtype)
         out_mini.backward(miniautograd.tensor(weights, device=device))
         out_torch.backward(torch.tensor(weights, device=device))
-        for index, (mine, theirs) in enumerate(zip(minis, torches)):
+        for index, (mine, theirs) in enumerate(zip(minis, torches, strict=True)):
             if theirs.requires_grad:
                 report.rows.append(
                     _difference(f"grad input {index}", mine.grad, theirs.grad, atol, rtol))

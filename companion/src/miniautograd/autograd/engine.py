@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +17,7 @@ from .._tensor import Tensor
 from .function import edge_to
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad, GraphRoot, Node
+from .ready_queue import ReadyQueue
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -37,7 +37,7 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
             "pass one gradient per output"
         )
     result = []
-    for index, (out, grad) in enumerate(zip(outputs, grads)):
+    for index, (out, grad) in enumerate(zip(outputs, grads, strict=True)):
         if not out._requires_grad:
             raise RuntimeError(
                 f"element {index} of tensors does not require grad and does not have a grad_fn. "
@@ -141,10 +141,11 @@ def execute(
     needed = _needed(root, targets) if capture is not None else None
     captured: dict[tuple[Node, int], Any] = {}
     buffers: dict[Node, list] = {}
-    ready = [(-root._seq, root)]
+    ready = ReadyQueue()
+    ready.push(root)
     with set_grad_enabled(create_graph):
         while ready:
-            node = heapq.heappop(ready)[1]
+            node = ready.pop()
             if node is root:
                 grad_inputs = root.apply()
             else:
@@ -158,7 +159,7 @@ def execute(
                     grad_inputs = _call(node, grad_outputs)
                     if not retain_graph:
                         node._release()
-            for (child, output_nr), grad in zip(node.next_functions, grad_inputs):
+            for (child, output_nr), grad in zip(node.next_functions, grad_inputs, strict=True):
                 if child is None:
                     continue
                 if grad is not None:
@@ -170,7 +171,7 @@ def execute(
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:
-                    heapq.heappush(ready, (-child._seq, child))
+                    ready.push(child)
     if capture is None:
         return None
     return [captured.get(edge) for edge in capture]
@@ -218,7 +219,7 @@ def backward(
         inputs = _as_tuple(inputs)
         results = execute(outputs, grads, retain_graph, create_graph, _capture_edges(inputs))
         with set_grad_enabled(create_graph):
-            for tensor, result in zip(inputs, results):
+            for tensor, result in zip(inputs, results, strict=True):
                 if result is not None:
                     AccumulateGrad(tensor).apply(result)
         return

@@ -101,7 +101,7 @@ class BackwardFunction(Node):
     """The backward node of a ``Function``; it is also the ``ctx`` that forward receives."""
 
     _forward_cls: type[Function]
-    _saved_names: tuple[str, ...] = ()
+    _names_saved: tuple[str, ...] = ()
     _saved: tuple[SavedTensor | None, ...] | None = ()
     _result: SavedTensor | None = None
     needs_input_grad: tuple[bool, ...] = ()
@@ -155,13 +155,24 @@ class BackwardFunction(Node):
             raise RuntimeError(_FREED)
         return self._result.unpack(self)
 
+    def __dir__(self) -> list[str]:
+        """List the saved values as torch's nodes do (``_saved_self``, ``_saved_result``, ...)."""
+        names = [f"_saved_{n}" for n in type(self)._names_saved]
+        if type(self)._forward_cls._saves_result:
+            names.append("_saved_result")
+        return sorted(set(super().__dir__()) | set(names))
+
     def __getattr__(self, name: str) -> Any:
         # torch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`, ...
         key = name[7:] if name.startswith("_saved_") else None
         if key == "result" and type(self)._forward_cls._saves_result:
             return self.result
-        if key in type(self)._saved_names:
-            return self.saved_tensors[type(self)._saved_names.index(key)]
+        if key in type(self)._names_saved:
+            value = self.saved_tensors[type(self)._names_saved.index(key)]
+            if value is None and key == "other" and "number" in self.__dict__:
+                # A Python number operand: torch saves it as a 0-d tensor (float64 or int64).
+                return Tensor._make(np.asarray(self.__dict__["number"]))
+            return value
         if key and key in self.__dict__:
             return self.__dict__[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -207,12 +218,12 @@ class Function:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("_node_name") or f"{cls.__name__}Backward"
-        saved = cls.__dict__.get("_saved_names", ())
-        cls._backward_cls = type(
-            name,
-            (BackwardFunction,),
-            {"_forward_cls": cls, "_saved_names": saved, "__module__": cls.__module__},
-        )
+        saved = cls.__dict__.get("_names_saved", ())
+        body = {"_forward_cls": cls, "_names_saved": saved, "__module__": cls.__module__}
+        qualified = cls.__dict__.get("_node_qualname")
+        if qualified:  # nodes torch implements in C++ report a namespaced name()
+            body["name"] = lambda self: qualified
+        cls._backward_cls = type(name, (BackwardFunction,), body)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -252,7 +263,7 @@ class Function:
         if ctx.materialize_grads:
             grad_outputs = tuple(
                 Tensor._make(np.zeros(shape, dtype)) if g is None else g
-                for g, (shape, dtype) in zip(grad_outputs, ctx._output_meta)
+                for g, (shape, dtype) in zip(grad_outputs, ctx._output_meta, strict=True)
             )
         grads = cls.backward(ctx, *grad_outputs)
         if not isinstance(grads, tuple):
@@ -267,7 +278,7 @@ class Function:
                 "for each argument that forward received, in the same order."
             )
         checked = []
-        for position, (shape, dtype) in zip(ctx._input_positions, ctx._input_meta):
+        for position, (shape, _) in zip(ctx._input_positions, ctx._input_meta, strict=True):
             grad = grads[position]
             if grad is not None and not ctx.needs_input_grad[position]:
                 grad = None
@@ -343,7 +354,9 @@ def once_differentiable(backward: Callable) -> Callable:
     def wrapper(ctx: Any, *grad_outputs: Any) -> Any:
         with no_grad():
             result = backward(ctx, *grad_outputs)
-        if not (STATE.enabled and any(isinstance(g, Tensor) and g._requires_grad for g in grad_outputs)):
+        if not STATE.enabled or not any(
+            isinstance(g, Tensor) and g._requires_grad for g in grad_outputs
+        ):
             return result
         results = result if isinstance(result, tuple) else (result,)
         # The gradients were computed without a graph; give them a node that raises if

@@ -27,6 +27,10 @@ def _outputs(func: Callable, inputs: tuple) -> tuple[Tensor, ...]:
     return result if isinstance(result, tuple) else (result,)
 
 
+def _requires(value: Any) -> bool:
+    return isinstance(value, Tensor) and value._requires_grad
+
+
 def _differentiable(outputs: tuple) -> tuple:
     """The outputs a gradient can flow into (floating ones; e.g. not max's indices)."""
     return tuple(o for o in outputs if isinstance(o, Tensor) and o._data.dtype.kind == "f")
@@ -50,7 +54,7 @@ def _numerical_jacobians(func, inputs, eps) -> list[list[np.ndarray]]:
                 data[position] = original - eps
                 minus = [o._data.astype(np.float64).ravel() for o in _outputs(func, inputs)]
                 data[position] = original
-                for column, p, m in zip(columns, plus, minus):
+                for column, p, m in zip(columns, plus, minus, strict=True):
                     column[k] = (p - m) / (2 * eps)
             jacobians.append(columns)
     return jacobians
@@ -98,7 +102,7 @@ def gradcheck(
     """True when backward agrees with central finite differences for every input/output pair."""
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     for index, tensor in enumerate(inputs):
-        if isinstance(tensor, Tensor) and tensor._requires_grad and tensor._data.dtype != np.float64:
+        if _requires(tensor) and tensor._data.dtype != np.float64:
             warnings.warn(
                 f"Input #{index} requires gradient and is not a double precision floating point "
                 "or complex. This check will likely fail if all the inputs are not of double "
@@ -113,10 +117,10 @@ def gradcheck(
         )
     numerical = _numerical_jacobians(func, inputs, eps)
     analytical = _analytical_jacobians(func, inputs)
-    for i, (num_i, ana_i) in enumerate(zip(numerical, analytical)):
+    for i, (num_i, ana_i) in enumerate(zip(numerical, analytical, strict=True)):
         if num_i is None:
             continue
-        for o, (num, ana) in enumerate(zip(num_i, ana_i)):
+        for o, (num, ana) in enumerate(zip(num_i, ana_i, strict=True)):
             if not np.allclose(ana, num, rtol=rtol, atol=atol):
                 if not raise_exception:
                     return False
@@ -161,7 +165,8 @@ def gradgradcheck(
             outs = _differentiable(_outputs(func, primal))
             wanted = [primal[i] for i in differentiable]
             grads = autograd_grad(outs, wanted, vectors, create_graph=True, allow_unused=True)
-        return tuple(g if g is not None else primal[i] * 0 for g, i in zip(grads, differentiable))
+        pairs = zip(grads, differentiable, strict=True)
+        return tuple(g if g is not None else primal[i] * 0 for g, i in pairs)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

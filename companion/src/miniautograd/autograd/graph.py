@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 _sequence_numbers = itertools.count()
+LAST_SEQUENCE_NR = 2**64 - 1
 
 
 class RemovableHandle:
@@ -84,7 +85,8 @@ class AccumulateGrad(Node):
     """The end of the graph for a leaf: adds the incoming gradient to ``variable.grad``."""
 
     def __init__(self, variable: Any) -> None:
-        super().__init__()
+        # torch gives these the largest sequence number: a ready leaf is filled at once.
+        self._seq = LAST_SEQUENCE_NR
         self.variable = variable
 
     def name(self) -> str:

@@ -80,7 +80,9 @@ class Module:
     def children(self) -> Iterator[Module]:
         yield from (m for m in self._modules.values() if m is not None)
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         seen: set[int] = set()
         modules = self.named_modules(prefix) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
@@ -158,7 +160,7 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> Module:
         for module in self.modules():
             for registry in (module._parameters, module._buffers):
-                for name, value in registry.items():
+                for value in registry.values():
                     if value is None:
                         continue
                     moved = value.detach().to(*args, **kwargs)
@@ -237,9 +239,10 @@ class Sequential(Module):
                 self.add_module(str(index), module)
 
     def forward(self, input: Any) -> Any:  # noqa: A002 - torch's name
+        value = input
         for module in self._modules.values():
-            input = module(input)
-        return input
+            value = module(value)
+        return value
 
     def __getitem__(self, index: int) -> Module:
         return list(self._modules.values())[index]

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import broadcast_meta, floating, meta, operands, reduce_grad
+from ._util import broadcast_meta, floating, meta, operands, reduce_grad, result_dtype
 
 # ---- binary arithmetic -----------------------------------------------------------------------
 
@@ -33,8 +33,14 @@ class Add(Op):
         return reduce_grad(grad, meta_a), reduce_grad(grad_b, meta_b)
 
 
-def _refuse_bool_subtraction(x: Any, y: Any) -> None:
-    if getattr(x, "dtype", None) == np.bool_ or getattr(y, "dtype", None) == np.bool_:
+def _is_bool(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return value._data.dtype == np.bool_
+    return isinstance(value, bool)
+
+
+def _refuse_bool_subtraction(a: Any, b: Any) -> None:
+    if _is_bool(a) or _is_bool(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -46,7 +52,7 @@ class Sub(Op):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        _refuse_bool_subtraction(getattr(a, "_data", None), getattr(b, "_data", None))
+        _refuse_bool_subtraction(a, b)
         x, y = operands(a, b)
         ctx.meta = (meta(a), meta(b))
         ctx.alpha = alpha
@@ -65,7 +71,7 @@ class Rsub(Op):
 
     @staticmethod
     def forward(ctx, a, other=0):
-        _refuse_bool_subtraction(a._data, None)
+        _refuse_bool_subtraction(a, other)
         x, y = operands(a, other)
         return y - x
 
@@ -76,7 +82,7 @@ class Rsub(Op):
 
 class Mul(Op):
     _node_name = "MulBackward0"
-    _saved_names = ("self", "other")
+    _names_saved = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -106,7 +112,7 @@ class Mul(Op):
 
 class Div(Op):
     _node_name = "DivBackward0"
-    _saved_names = ("self", "other")
+    _names_saved = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -135,11 +141,16 @@ class Pow(Op):
     """``tensor ** number``."""
 
     _node_name = "PowBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a, exponent=1.0):
         x, e = operands(a, exponent)
+        if x.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError(
+                "Integers to negative integer powers are not allowed. Use a float tensor "
+                "(t.float() ** -1) or a float exponent."
+            )
         ctx._save(a)
         ctx.exponent = exponent
         return x**e
@@ -156,7 +167,7 @@ class PowTensor(Op):
     """``tensor ** tensor``."""
 
     _node_name = "PowBackward1"
-    _saved_names = ("self", "exponent")
+    _names_saved = ("self", "exponent")
     _saves_result = True
 
     @staticmethod
@@ -183,7 +194,7 @@ class RPow(Op):
     """``number ** tensor``."""
 
     _node_name = "PowBackward2"
-    _saved_names = ("exponent",)
+    _names_saved = ("exponent",)
     _saves_result = True
 
     @staticmethod
@@ -205,6 +216,11 @@ class Neg(Op):
 
     @staticmethod
     def forward(ctx, a):
+        if a._data.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return -a._data
 
     @staticmethod
@@ -241,7 +257,7 @@ class Exp(Op):
 
 class Log(Op):
     _node_name = "LogBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -269,7 +285,7 @@ class Sqrt(Op):
 
 class Sin(Op):
     _node_name = "SinBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -284,7 +300,7 @@ class Sin(Op):
 
 class Cos(Op):
     _node_name = "CosBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -381,7 +397,7 @@ class Zero(Fill):
 
 class Abs(Op):
     _node_name = "AbsBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -396,7 +412,7 @@ class Abs(Op):
 
 class Clamp(Op):
     _node_name = "ClampBackward1"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - torch's keyword names
@@ -404,10 +420,11 @@ class Clamp(Op):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx._save(a)
         ctx.bounds = (min, max)
-        data = a._data
+        dtype = result_dtype(a, *(b for b in (min, max) if b is not None))
+        data = a._data.astype(dtype, copy=False)
         low = -np.inf if min is None else min
         high = np.inf if max is None else max
-        return np.clip(data, low, high).astype(data.dtype, copy=False)
+        return np.clip(data, low, high).astype(dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -423,7 +440,7 @@ class Clamp(Op):
 
 class Maximum(Op):
     _node_name = "MaximumBackward0"
-    _saved_names = ("self", "other")
+    _names_saved = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -439,7 +456,7 @@ class Maximum(Op):
 
 class Minimum(Op):
     _node_name = "MinimumBackward0"
-    _saved_names = ("self", "other")
+    _names_saved = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -491,6 +508,7 @@ def where(condition: Tensor, a: Any, b: Any) -> Tensor:
     if condition._data.dtype != np.bool_:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{condition.dtype.name.capitalize()}. Write a comparison, e.g. torch.where(x > 0, a, b)."
+            f"{condition.dtype.name.capitalize()}. Write a comparison, e.g. "
+            "torch.where(x > 0, a, b)."
         )
     return Where.apply(a, b, condition=condition)

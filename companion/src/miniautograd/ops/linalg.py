@@ -30,7 +30,7 @@ def _check_inner(shape1: tuple, shape2: tuple) -> None:
 
 class Mm(Op):
     _node_name = "MmBackward0"
-    _saved_names = ("self", "mat2")
+    _names_saved = ("self", "mat2")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -57,7 +57,7 @@ class Addmm(Op):
     """``bias + mat1 @ mat2`` in one node: what ``nn.Linear`` records, as in torch."""
 
     _node_name = "AddmmBackward0"
-    _saved_names = ("mat1", "mat2")
+    _names_saved = ("mat1", "mat2")
 
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
@@ -80,7 +80,7 @@ class Addmm(Op):
 
 class Dot(Op):
     _node_name = "DotBackward0"
-    _saved_names = ("self", "tensor")
+    _names_saved = ("self", "tensor")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -96,7 +96,7 @@ class Dot(Op):
 
 class Mv(Op):
     _node_name = "MvBackward0"
-    _saved_names = ("self", "vec")
+    _names_saved = ("self", "vec")
 
     @staticmethod
     def forward(ctx, a, v):
@@ -119,7 +119,7 @@ class BatchedMatmul(Op):
     """``@`` with batch dimensions (broadcast like numpy's matmul)."""
 
     _node_name = "BmmBackward0"
-    _saved_names = ("self", "mat2")
+    _names_saved = ("self", "mat2")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -158,10 +158,9 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if da == 1 and db == 1:
         if a._data.shape != b._data.shape:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
-                "number of elements, but got {} and {} elements respectively".format(
-                    a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0]
-                )
+                f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src "
+                f"[{b._data.shape[0]}] to have the same number of elements, but got "
+                f"{a._data.shape[0]} and {b._data.shape[0]} elements respectively"
             )
         return Dot.apply(a, b)
     if da == 2 and db == 1:

@@ -62,14 +62,16 @@ def _reduce(values, reduction: str, count: int):
         return values.sum()
     if reduction == "none":
         return values
-    raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+    raise ValueError(
+        f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')"
+    )
 
 
 class NllLoss(Op):
     """Negative log-likelihood of the target classes, from log-probabilities (N, C)."""
 
     _node_name = "NllLossBackward0"
-    _saved_names = ("target",)
+    _names_saved = ("target",)
 
     @staticmethod
     def forward(ctx, log_probs, target=None, reduction="mean"):
@@ -115,7 +117,7 @@ class NllLoss(Op):
 
 class MseLoss(Op):
     _node_name = "MseLossBackward0"
-    _saved_names = ("self", "target")
+    _names_saved = ("self", "target")
 
     @staticmethod
     def forward(ctx, a, target, reduction="mean"):

@@ -103,7 +103,7 @@ def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bo
 
 class Var(Op):
     _node_name = "VarBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
 
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
@@ -122,7 +122,7 @@ class Var(Op):
 
 class Std(Op):
     _node_name = "StdBackward0"
-    _saved_names = ("self",)
+    _names_saved = ("self",)
     _saves_result = True
 
     @staticmethod
@@ -144,7 +144,7 @@ class Std(Op):
 class _Extreme(Op):
     """max()/min() over all elements: ties share the gradient evenly (torch's rule)."""
 
-    _saved_names = ("self",)
+    _names_saved = ("self",)
     _saves_result = True
     reducer: Any = None
 
@@ -196,7 +196,7 @@ class _ExtremeDim(Op):
 
 def extreme_along(a: Tensor, dim: int, keepdim: bool, largest: bool):
     """``max(dim)``/``min(dim)``: (values, indices), as torch returns them."""
-    from .._tensor import MaxMin
+    from .._tensor import MaxResult, MinResult
 
     (axis,) = normalize_dims(dim, a._data.ndim)
     arg = np.argmax if largest else np.argmin
@@ -204,7 +204,7 @@ def extreme_along(a: Tensor, dim: int, keepdim: bool, largest: bool):
     op = MaxDim if largest else MinDim
     values = op.apply(a, indices=indices, axis=axis, keepdim=keepdim)
     index_tensor = Tensor._make(indices if keepdim else np.squeeze(indices, axis))
-    return MaxMin(values, index_tensor)
+    return (MaxResult if largest else MinResult)(values, index_tensor)
 
 
 class MaxDim(_ExtremeDim):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 
 from .. import _backend
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Function, Op
 from ._util import meta, reduce_grad, result_dtype
 from .reduction import normalize_dims
 
@@ -327,6 +328,54 @@ class IndexPutIntoZeros(Op):
         return grad[ctx.key]
 
 
+class CopySlices(Op):
+    """Writing into part of a tensor (``t[key] = v``, or an in-place op on a view of it):
+    the new tensor is the old one with ``positions`` (flat indices) replaced by ``value``.
+    The old values there get no gradient; the value gets the gradient at those positions."""
+
+    _node_name = "CopySlices"
+    _node_qualname = "torch::autograd::CopySlices"
+
+    @staticmethod
+    def forward(ctx, old, value, positions=None):
+        ctx.positions, ctx.shape = positions, old._data.shape
+        ctx.value_meta = meta(value)
+        data = old._data.copy()
+        xp = _backend.xp_of(data)
+        flat_positions = xp.asarray(positions)
+        data.reshape(-1)[flat_positions] = value._data if isinstance(value, Tensor) else value
+        return data
+
+    @staticmethod
+    def backward(ctx, grad):
+        keep = np.ones(int(np.prod(ctx.shape, dtype=np.int64)), dtype=bool)
+        keep[ctx.positions.reshape(-1)] = False
+        grad_old = grad * Tensor._make(keep.reshape(ctx.shape))
+        grad_value = reduce_grad(grad.reshape(-1)[Tensor._make(ctx.positions)], ctx.value_meta)
+        return grad_old, grad_value
+
+
+def positions_in_base(view: Tensor, base: Tensor) -> np.ndarray:
+    """Flat indices into ``base`` of each element of ``view`` (read off the memory layout)."""
+    base_data, view_data = base._data, view._data
+    if not base_data.flags.c_contiguous:
+        raise RuntimeError(
+            "in-place change of a view whose base is not contiguous is not supported by "
+            "miniautograd; change a .clone() of it instead"
+        )
+    item = base_data.itemsize
+    offset = (_address(view_data) - _address(base_data)) // item
+    flat = np.arange(base_data.size, dtype=np.int64)
+    strides = tuple(s // item * flat.itemsize for s in view_data.strides)
+    return np.lib.stride_tricks.as_strided(flat[offset:], view_data.shape, strides).copy()
+
+
+def _address(array: Any) -> int:
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
+
+
 class Cat(Op):
     _node_name = "CatBackward0"
 
@@ -346,7 +395,7 @@ class Cat(Op):
                     f"Tensors must have same number of dimensions: got {len(first)} and "
                     f"{arr.ndim}"
                 )
-            for d, (expected, got) in enumerate(zip(first, arr.shape)):
+            for d, (expected, got) in enumerate(zip(first, arr.shape, strict=True)):
                 if d != axis and expected != got:
                     raise RuntimeError(
                         f"Sizes of tensors must match except in dimension {axis}. Expected size "
@@ -362,7 +411,9 @@ class Cat(Op):
         lead = (slice(None),) * ctx.axis
         return tuple(
             reduce_grad(grad[(*lead, slice(int(start), int(stop)))], input_meta)
-            for start, stop, input_meta in zip(ctx.bounds[:-1], ctx.bounds[1:], ctx.metas)
+            for start, stop, input_meta in zip(
+                ctx.bounds[:-1], ctx.bounds[1:], ctx.metas, strict=True
+            )
         )
 
 
@@ -382,6 +433,65 @@ class Stack(Op):
         lead = (slice(None),) * ctx.axis
         return tuple(reduce_grad(grad[(*lead, i)], input_meta)
                      for i, input_meta in enumerate(ctx.metas))
+
+
+class _Pieces(Function):
+    """An op with several outputs, each a view of a piece of the input."""
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> tuple:
+        pieces = super().apply(*args, **kwargs)
+        base = args[0]
+        for piece in pieces:
+            piece._vc = base._vc
+            piece._view_base = base._view_base if base._view_base is not None else base
+        return pieces
+
+
+class Unbind(_Pieces):
+    _node_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim=0):
+        (axis,) = normalize_dims(dim, a._data.ndim)
+        ctx.axis = axis
+        lead = (slice(None),) * axis
+        return tuple(Tensor._make(a._data[(*lead, i)]) for i in range(a._data.shape[axis]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Stack.apply(*grads, dim=ctx.axis), None
+
+
+class Split(_Pieces):
+    _node_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx, a, sizes=(), dim=0):
+        (axis,) = normalize_dims(dim, a._data.ndim)
+        ctx.axis = axis
+        bounds = np.cumsum([0, *sizes])
+        lead = (slice(None),) * axis
+        return tuple(Tensor._make(a._data[(*lead, slice(int(lo), int(hi)))])
+                     for lo, hi in itertools.pairwise(bounds))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Cat.apply(*grads, dim=ctx.axis), None, None
+
+
+def split_sizes(length: int, split_size_or_sections: Any) -> list[int]:
+    """torch.split's sizes: a list as given, or pieces of one size with a shorter last one."""
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        return [min(size, length - start) for start in range(0, length, size)] or [0]
+    sizes = list(split_size_or_sections)
+    if sum(sizes) != length:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's "
+            f"size at the split dimension), but got split_sizes={sizes}"
+        )
+    return sizes
 
 
 class Clone(Op):
