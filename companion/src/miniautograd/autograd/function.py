@@ -102,7 +102,7 @@ class BackwardFunction(Node):
 
     _forward_cls: type[Function]
     _names_saved: tuple[str, ...] = ()
-    _saved: tuple[SavedTensor | None, ...] | None = ()
+    _packed: tuple[SavedTensor | None, ...] | None = ()
     _result: SavedTensor | None = None
     needs_input_grad: tuple[bool, ...] = ()
     materialize_grads = True
@@ -116,11 +116,11 @@ class BackwardFunction(Node):
                     f"{index} is of type {type(tensor).__name__}. Keep other values as "
                     "attributes of ctx (ctx.my_value = ...)."
                 )
-        self._saved = tuple(None if t is None else SavedTensor(t) for t in tensors)
+        self._packed = tuple(None if t is None else SavedTensor(t) for t in tensors)
 
     def _save(self, *tensors: Tensor | None) -> None:
         """save_for_backward without argument checks, for built-in ops."""
-        self._saved = tuple([None if t is None else SavedTensor(t) for t in tensors])
+        self._packed = tuple([None if t is None else SavedTensor(t) for t in tensors])
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors
@@ -134,9 +134,9 @@ class BackwardFunction(Node):
     # ---- what backward may read ------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
-        if self._saved is None:
+        if self._packed is None:
             raise RuntimeError(_FREED)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple(None if s is None else s.unpack(self) for s in self._packed)
 
     @property
     def saved_variables(self) -> tuple[Tensor | None, ...]:
@@ -178,8 +178,8 @@ class BackwardFunction(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _release(self) -> None:
-        if self._saved:
-            self._saved = None
+        if self._packed:
+            self._packed = None
         self._result = None
 
     def apply(self, *grad_outputs: Any) -> tuple:
@@ -339,9 +339,9 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
         connected.append(out)
     ctx._num_outputs = len(outputs)
     ctx._output_meta = meta
-    if ctx._saved:
+    if ctx._packed:
         output_ids = {id(t) for t in connected if isinstance(t, Tensor)}
-        for saved in ctx._saved:
+        for saved in ctx._packed:
             if saved is not None and id(saved.tensor) in output_ids:
                 saved._as_output()
     return tuple(connected) if isinstance(result, tuple) else connected[0]
@@ -375,7 +375,8 @@ def _floating(value: Any) -> bool:
 
 
 class _DelayedError(Function):
-    _node_name = "DelayedError"
+    _node_name = "Error"
+    _node_qualname = "torch::autograd::Error"
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor) -> Tensor:
