@@ -181,7 +181,8 @@ def _inline(svg: str) -> str:
 
 
 CSS = """
-.mag-stepper{max-width:100%;margin:.5em 0}
+.mag-stepper{max-width:100%;margin:.5em 0;padding:.4em .6em;border-radius:6px}
+.mag-stepper{background:#fff;color:#1f2328}
 .mag-stepper figure{margin:0 0 1em 0}
 .mag-stepper svg{max-width:100%;height:auto}
 .mag-stepper figcaption{margin:.3em 0;min-height:2.6em}
