@@ -44,8 +44,11 @@ INSPECT = """async () => {
     brokenImages: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),
     svgs: svgs.length,
     emptySvgs: svgs.filter(s => {
+      if (s.childElementCount === 0) return true;
+      // Not displayed on purpose (a stepper frame other than the current one): no box to check.
+      if (s.getClientRects().length === 0) return false;
       const box = s.getBoundingClientRect();
-      return box.width === 0 || box.height === 0 || s.childElementCount === 0;
+      return box.width === 0 || box.height === 0;
     }).length,
   };
 }"""
