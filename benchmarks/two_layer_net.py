@@ -179,7 +179,8 @@ def run(quick: bool, repeats: int) -> WorkloadResult:
                       warmups={name: functools.partial(fn, warmup) for name, fn in ENGINES.items()})
     float32 = {name: m.value for name, m in results.items()}
     # float32 losses drift apart as the loss falls by 11 orders of magnitude (BLAS libraries sum
-    # in different orders); float64 shows the engines compute the same thing.
+    # in different orders: torch's MKL ends 0.9% off numpy's OpenBLAS here), so float32 gets a
+    # loose sanity bound; the float64 re-run shows that the engines compute the same thing.
     double = make_problem(sizes, steps, lr, dtype="float64")
     float64 = {name: fn(double) for name, fn in ENGINES.items()}
     n, d_in, hidden, d_out = sizes
@@ -192,7 +193,7 @@ def run(quick: bool, repeats: int) -> WorkloadResult:
         measurements=list(results.values()),
         baselines=["torch", REFERENCE],
         checks=[
-            agreement(float32, float32[REFERENCE], 1e-2,
+            agreement(float32, float32[REFERENCE], 5e-2,
                       f"float32 final losses agree with {REFERENCE}"),
             agreement(float64, float64[REFERENCE], 1e-6,
                       f"float64 final losses (an untimed re-run) agree with {REFERENCE}"),
