@@ -7,6 +7,11 @@
 # constraints.txt or companion/pyproject.toml change; OS packages and MathJax only when absent.
 
 SHELL := bash
+# One BLAS/OpenMP thread: reproducible summation order (stored outputs compare exactly) and no
+# oversubscription on small machines.
+export OMP_NUM_THREADS := 1
+export OPENBLAS_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := book
 

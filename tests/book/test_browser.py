@@ -32,6 +32,13 @@ MODES = ("light", "dark")
 
 # Runs in the page once it has loaded: what a reader would see broken.
 INSPECT = """async () => {
+  // MathJax loads deferred: on a busy machine it may not have started yet. Wait for it
+  // (bounded) wherever the page has math, then for its typesetting to finish.
+  if (document.querySelector('.bd-article .math')) {
+    for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++) {
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+  }
   if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; }
   const math = [...document.querySelectorAll('.bd-article .math')];
   const images = [...document.querySelectorAll('.bd-article img')];
