@@ -35,7 +35,8 @@ INSPECT = """async () => {
   // MathJax loads deferred: on a busy machine it may not have started yet. Wait for it
   // (bounded) wherever the page has math, then for its typesetting to finish.
   if (document.querySelector('.bd-article .math')) {
-    for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++) {
+    const started = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
+    for (let i = 0; i < 200 && !started(); i++) {
       await new Promise(resolve => setTimeout(resolve, 100));
     }
   }
