@@ -19,7 +19,8 @@ import miniautograd as mini
 NOT_CHECKABLE = {
     "relu_at_zero", "abs_at_zero", "clamp_at_bounds", "max_ties", "min_ties_3", "maximum_ties",
     "minimum_ties", "max_dim_ties", "min_dim_ties", "sqrt_at_zero", "pow_tensor_base_zero",
-    "double", "to_float32", "detach",
+    "double", "to_float32", "detach", "pow_tensor_zero_exponent_at_zero", "rpow_zero_base",
+    "pow_tensor_zero_base", "std_of_constant", "std_dim_of_constant_row", "var_of_one_element",
 }
 
 

@@ -3,6 +3,8 @@ memory sharing and ``repr``, each program compared with torch's result."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import raises_like_torch, same_on_both
@@ -238,3 +240,39 @@ NUMPY_ERRORS = [
 @pytest.mark.parametrize("program", NUMPY_ERRORS)
 def test_numpy_errors_become_torchs(program):
     raises_like_torch(program)
+
+
+SILENT = [
+    case("log_of_zero", lambda t: t.tensor([0.0, 1.0]).log()),
+    case("exp_overflow", lambda t: t.tensor([1000.0]).exp()),
+    case("divide_by_zero", lambda t: t.tensor([1.0]) / t.tensor([0.0])),
+    case("zero_by_zero", lambda t: t.tensor([0.0]) / 0.0),
+    case("sqrt_of_negative", lambda t: t.tensor([-1.0]).sqrt()),
+    case("power_of_zero", lambda t: t.tensor([0.0]) ** -1),
+    case("mean_of_empty", lambda t: t.zeros(0).mean()),
+    case("log_gradient_at_zero", lambda t: _gradient(t, lambda x: x.log(), [0.0])),
+    case("sqrt_gradient_at_zero", lambda t: _gradient(t, lambda x: x.sqrt(), [0.0])),
+    case("fractional_power_of_negative", lambda t: _gradient(t, lambda x: x**1.5, [-1.0, 2.0])),
+    case("softmax_of_large", lambda t: t.tensor([1000.0, 0.0]).softmax(0)),
+    case("sigmoid_of_large", lambda t: t.tensor([-1000.0, 1000.0]).sigmoid()),
+]
+
+
+def _gradient(t, f, values):
+    x = t.tensor(values, requires_grad=True)
+    f(x).sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("program", SILENT)
+def test_no_numpy_warnings_where_torch_is_silent(program):
+    """inf and nan results come without warnings in torch; numpy's RuntimeWarnings must not leak
+    (a learner would see them, and a notebook's stderr would differ from torch's)."""
+
+    def recorded(t):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = program(t)
+        return value, [w.category.__name__ for w in caught]
+
+    same_on_both(recorded)
