@@ -316,6 +316,25 @@ def _in_place(self, compute):
     return self
 
 
+def _direct_update(self, ufunc, args, kwargs) -> bool:
+    """``w -= lr * w.grad`` under no_grad: update the storage in place, no temporary copy.
+    Only for same-shape, same-dtype tensor operands when nothing is recorded."""
+    if kwargs or len(args) != 1:
+        return False
+    other = args[0]
+    if STATE.enabled and (self._requires_grad or getattr(other, "_requires_grad", False)):
+        return False
+    if not isinstance(other, _tensor_cls()):
+        return False
+    target, source = self._data, other._data
+    if source.shape != target.shape or source.dtype != target.dtype \
+            or target.dtype.kind != "f" or type(source) is not type(target):
+        return False
+    ufunc(target, source, out=target)
+    self._vc[0] += 1
+    return True
+
+
 def _refuse_leaf(tensor) -> None:
     """In-place changes to a leaf that requires grad (or to a view of one) are refused."""
     if tensor.grad_fn is None and tensor._requires_grad:
@@ -342,8 +361,10 @@ def _become_view_of(view, base, positions) -> None:
     view.grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, 0, True
 
 
-def _inplace_method(fn):
+def _inplace_method(fn, ufunc=None):
     def method(self, *args, **kwargs):
+        if ufunc is not None and _direct_update(self, ufunc, args, kwargs):
+            return self
         return _in_place(self, lambda t: fn(t, *args, **kwargs))
 
     method.__name__ = fn.__name__ + "_"
@@ -353,6 +374,10 @@ def _inplace_method(fn):
 def _fill_(self, value, op=ar.Fill):
     if isinstance(value, _tensor_cls()):
         value = value.item()
+    if not (STATE.enabled and self._requires_grad):  # nothing to record: write directly
+        self._data[...] = value
+        self._vc[0] += 1
+        return self
     return _in_place(self, lambda t: op.apply(t, value=value))
 
 
@@ -475,13 +500,14 @@ def install(Tensor) -> None:  # noqa: N803 - the class being extended
         "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
         "uniform_": _uniform_, "normal_": _normal_,
     }
+    direct = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
     for name, compute in {
         "add": _add, "sub": _sub, "mul": _mul, "div": _truediv, "pow": _pow, "clamp": _clamp,
         "exp": methods["exp"], "relu": methods["relu"], "sigmoid": methods["sigmoid"],
         "tanh": methods["tanh"], "neg": methods["neg"], "sqrt": methods["sqrt"],
         "abs": methods["abs"], "log": methods["log"],
     }.items():
-        methods[name + "_"] = _inplace_method(compute)
+        methods[name + "_"] = _inplace_method(compute, direct.get(name))
     methods["clamp_min"] = lambda self, min: _clamp(self, min=min)  # noqa: A006
     methods["__iadd__"] = methods["add_"]
     methods["__isub__"] = methods["sub_"]

@@ -74,7 +74,7 @@ def _dependencies(root: Node) -> dict[Node, int]:
     stack = [root]
     while stack:
         node = stack.pop()
-        for child, _ in node.next_functions:
+        for child in node._next_nodes:
             if child is None:
                 continue
             if child in counts:
@@ -92,16 +92,16 @@ def _needed(root: Node, targets: set[Node]) -> set[Node]:
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, position = stack[-1]
-        edges = node.next_functions
+        edges = node._next_nodes
         if position < len(edges):
             stack[-1] = (node, position + 1)
-            child = edges[position][0]
+            child = edges[position]
             if child is not None and child not in visited:
                 visited.add(child)
                 stack.append((child, 0))
             continue
         stack.pop()
-        if node in targets or any(c in needed for c, _ in edges if c is not None):
+        if node in targets or any(c in needed for c in edges if c is not None):
             needed.add(node)
     return needed
 
@@ -154,12 +154,13 @@ def execute(
                     _run_tensor_hooks(node, grad_outputs)
                 if needed is not None and _captured_instead(node, grad_outputs, targets, needed,
                                                             captured):
-                    grad_inputs = (None,) * len(node.next_functions)
+                    grad_inputs = (None,) * len(node._next_nodes)
                 else:
                     grad_inputs = _call(node, grad_outputs)
                     if not retain_graph:
                         node._release()
-            for (child, output_nr), grad in zip(node.next_functions, grad_inputs, strict=True):
+            for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
+                                              strict=True):
                 if child is None:
                     continue
                 if grad is not None:
@@ -193,7 +194,7 @@ def _call(node: Node, grad_outputs: list) -> tuple:
             if replaced is not None:
                 grad_outputs = list(replaced)
     if all(g is None for g in grad_outputs):
-        return (None,) * len(node.next_functions)
+        return (None,) * len(node._next_nodes)
     grad_inputs = node.apply(*grad_outputs)
     if node._post_hooks:
         for hook in node._post_hooks:

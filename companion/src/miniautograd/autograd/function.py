@@ -20,7 +20,6 @@ from .._tensor import Tensor
 from .grad_mode import STATE, no_grad
 from .graph import Node, _sequence_numbers
 
-_NO_EDGE = (None, 0)
 _new_node = object.__new__  # built-in nodes need no __init__ beyond their sequence number
 
 _INPLACE_HINT = (
@@ -312,7 +311,7 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
     """Make the forward's outputs children of ``ctx`` in the graph."""
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     ctx._input_positions = positions
-    ctx._input_meta = [(args[i].shape, args[i].dtype) for i in positions]
+    ctx._input_meta = [(args[i]._data.shape, args[i]._data.dtype) for i in positions]
     ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
     outputs = result if isinstance(result, tuple) else (result,)
     dirty = {id(t) for t in getattr(ctx, "_dirty", ())}
@@ -412,22 +411,28 @@ class Op(Function):
         # The hot path of the whole engine: one pass over the inputs finds which need grad
         # and their edges; the node is only created when some input needs grad.
         if STATE.enabled:
-            needs, edges, tracked = [], [], False
+            needs, nodes, nrs, tracked = [], [], [], False
             for value in inputs:
                 if isinstance(value, Tensor) and value._requires_grad:
                     tracked = True
                     needs.append(True)
                     node = value.grad_fn
-                    edges.append((node, value._output_nr) if node is not None
-                                 else (value._get_accumulator(), 0))
+                    if node is None:
+                        nodes.append(value._get_accumulator())
+                        nrs.append(0)
+                    else:
+                        nodes.append(node)
+                        nrs.append(value._output_nr)
                 else:
                     needs.append(False)
-                    edges.append(_NO_EDGE)
+                    nodes.append(None)
+                    nrs.append(0)
             if tracked:
                 ctx = _new_node(cls._backward_cls)
                 ctx._seq = next(_sequence_numbers)
-                ctx.needs_input_grad = needs
-                ctx.next_functions = tuple(edges)
+                ctx.needs_input_grad = tuple(needs)
+                ctx._next_nodes = tuple(nodes)
+                ctx._next_nrs = tuple(nrs)
                 out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx)
                 if cls._saves_result:
                     saved = ctx._result = SavedTensor(out)

@@ -29,7 +29,10 @@ class RemovableHandle:
 class Node:
     """A function in the backward graph (``torch.autograd.graph.Node``)."""
 
-    next_functions: tuple[tuple[Node | None, int], ...] = ()
+    # The edges, stored as two flat tuples: the output numbers are plain ints, so that tuple
+    # is invisible to Python's cyclic garbage collector (it matters for million-node graphs).
+    _next_nodes: tuple[Node | None, ...] = ()
+    _next_nrs: tuple[int, ...] = ()
     _num_outputs = 1
     # Hooks are rare: class-level None until one is registered keeps node creation cheap.
     _pre_hooks: list[Callable] | None = None
@@ -40,6 +43,16 @@ class Node:
     def __init__(self) -> None:
         # Later nodes run first when several are ready: torch's engine orders by this number.
         self._seq = next(_sequence_numbers)
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """``(node, input_nr)`` for each input: where this node sends each input's gradient."""
+        return tuple(zip(self._next_nodes, self._next_nrs, strict=True))
+
+    @next_functions.setter
+    def next_functions(self, edges: tuple[tuple[Node | None, int], ...]) -> None:
+        self._next_nodes = tuple(node for node, _ in edges)
+        self._next_nrs = tuple(nr for _, nr in edges)
 
     def name(self) -> str:
         return type(self).__name__

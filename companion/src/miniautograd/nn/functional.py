@@ -28,11 +28,15 @@ def log_softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
-    """``input @ weight.T + bias``, recorded as ``AddmmBackward0`` for 2-D input like torch."""
-    if bias is not None and input.dim() == 2:
+    """``input @ weight.T + bias``, recorded as torch records it: ``AddmmBackward0`` on the
+    input flattened to 2-D (and viewed back), ``MmBackward0`` without a bias."""
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.dim() == 2:
         return linalg.Addmm.apply(bias, input, weight.t())
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    rows = input.reshape(-1, input.shape[-1])
+    out = linalg.Addmm.apply(bias, rows, weight.t())
+    return out.reshape(*input.shape[:-1], weight.shape[0])
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002

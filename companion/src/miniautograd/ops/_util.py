@@ -61,8 +61,8 @@ def operands(a: Any, b: Any) -> tuple[Any, Any]:
             check_broadcast(x.shape, y.shape)
         if x.dtype == y.dtype:
             return x, y
-    elif isinstance(b, float) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
-        return a._data, b
+    elif type(b) in (float, int) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+        return a._data, b  # numpy keeps float32 * Python number in float32, as torch does
     dtype = result_dtype(a, b)
     return _cast(a, dtype), _cast(b, dtype)
 
@@ -109,7 +109,7 @@ def broadcast_meta(a: Any, b: Any) -> tuple | None:
                 a._data.dtype != b._data.dtype:
             return meta(a), meta(b)
         return None
-    if isinstance(b, float) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+    if type(b) in (float, int) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
         return None
     return meta(a), meta(b)
 

@@ -31,6 +31,8 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
 
 def expand_back(grad: Tensor, shape: tuple, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     """Broadcast a reduced gradient back to the input's shape."""
+    if grad._data.ndim == 0:  # a full reduction (loss.sum()): nothing to line up
+        return grad.expand(shape)
     if not keepdim and dims:
         kept = list(shape)
         for d in dims:
