@@ -41,14 +41,17 @@ class Module:
                 "cannot assign attributes before Module.__init__() call; call "
                 "super().__init__() first in your __init__"
             )
+        # A registry keeps its insertion order, so a re-assigned name keeps its place.
+        target = (self._parameters if isinstance(value, Parameter)
+                  else self._modules if isinstance(value, Module) else None)
         for registry in (self._parameters, self._modules, self._buffers):
-            registry.pop(name, None)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
-        else:
+            if registry is not target:
+                registry.pop(name, None)
+        if target is None:
             object.__setattr__(self, name, value)
+        else:
+            self.__dict__.pop(name, None)
+            target[name] = value
 
     def __getattr__(self, name: str) -> Any:
         for registry in ("_parameters", "_modules", "_buffers"):

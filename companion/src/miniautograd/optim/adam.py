@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .._creation import zeros_like
+from .._creation import tensor, zeros_like
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 
@@ -33,13 +33,13 @@ class Adam(Optimizer):
                     grad = grad + group["weight_decay"] * param
                 state = self.state.setdefault(param, {})
                 if not state:
-                    state["step"] = 0
+                    state["step"] = tensor(0.0)  # a tensor, as torch keeps it
                     state["exp_avg"] = zeros_like(param)
                     state["exp_avg_sq"] = zeros_like(param)
                     if group["amsgrad"]:
                         state["max_exp_avg_sq"] = zeros_like(param)
                 state["step"] += 1
-                step = state["step"]
+                step = state["step"].item()
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 exp_avg.add_((grad - exp_avg) * (1 - beta1))  # torch: exp_avg.lerp_(grad, 1-beta1)
                 exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
