@@ -38,6 +38,13 @@ def _non_leaf_in_optimizer(t):
     t.optim.SGD([x * 2], lr=0.1)
 
 
+def _hooked(t, hook):
+    x = t.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(hook)
+    y.sum().backward()
+
+
 def _non_scalar_grad(t):
     x = t.ones(2, requires_grad=True)
     t.autograd.grad(x * 2, x)
@@ -141,6 +148,8 @@ ERRORS = [
     ("bool_many", lambda t: bool(t.ones(2)), ["ambiguous", ".any()"]),
     ("requires_grad_false_non_leaf", lambda t: (t.ones(2, requires_grad=True) * 2)
      .requires_grad_(False), ["detach()"]),
+    ("hook_changes_shape", lambda t: _hooked(t, lambda g: t.ones(3)), ["size"]),
+    ("hook_changes_dtype", lambda t: _hooked(t, lambda g: g.double()), ["type"]),
     # ---- modules and optimizers ----
     ("module_forward", lambda t: t.nn.Module()(1), ["forward"]),
     ("module_without_init", _module_without_init, ["__init__()"]),

@@ -259,6 +259,7 @@ OPS = [
     row("index_row_mask", [(3, 4)], lambda t, a: a[t.tensor([True, False, True])]),
     row("index_pairs", [(3, 4), INDEX], lambda t, a, i: a[i, t.arange(3)]),
     row("index_slice_then_int", [(3, 4)], lambda t, a: a[1:, 0]),
+    row("iterate", [(3, 4)], lambda t, a: tuple(a)),
     # ---- joining ----
     row("cat", [(2, 4), (3, 4)], lambda t, a, b: t.cat([a, b])),
     row("cat_dim1", [(3, 2), (3, 4)], lambda t, a, b: t.cat([a, b], dim=1)),

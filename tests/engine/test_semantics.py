@@ -226,6 +226,36 @@ def test_grad_modes_as_decorators():
     same_on_both(program)
 
 
+def test_grad_mode_decorator_without_parentheses():
+    def program(t):
+        @t.no_grad
+        def frozen(v):
+            return v * 2
+
+        @t.enable_grad
+        def recorded(v):
+            return v * 2
+
+        x = leaf(t)
+        with t.no_grad():
+            inner = recorded(x)
+        return frozen(x).requires_grad, inner.requires_grad
+
+    same_on_both(program)
+
+
+def test_no_grad_on_a_generator():
+    def program(t):
+        @t.no_grad()
+        def doubled(values):
+            for v in values:
+                yield v * 2
+
+        return [v.requires_grad for v in doubled([leaf(t), leaf(t)])], t.is_grad_enabled()
+
+    same_on_both(program)
+
+
 def test_set_grad_enabled_as_function_and_context():
     def program(t):
         x = leaf(t)
