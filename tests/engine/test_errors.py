@@ -117,6 +117,10 @@ ERRORS = [
     ("add_str", lambda t: t.ones(2, 3) + "a", ["unsupported operand"]),
     ("tensor_str", lambda t: t.tensor("abc"), []),
     ("in_place_int_float", lambda t: t.zeros(3, dtype=t.int64).add_(1.5), ["can't be cast"]),
+    ("in_place_broadcast", lambda t: t.ones(3).add_(t.ones(2, 3)), ["broadcast shape"]),
+    ("in_place_int_times_float", lambda t: t.ones(2, dtype=t.int64).mul_(2.5), ["can't be cast"]),
+    ("in_place_bool_plus_int", lambda t: t.ones(2, dtype=t.bool).add_(1), ["can't be cast"]),
+    ("in_place_int_div", lambda t: t.ones(2, dtype=t.int64).div_(2), ["can't be cast"]),
     # ---- losses ----
     ("cross_entropy_target_range", lambda t: t.nn.functional.cross_entropy(
         t.zeros(2, 3), t.tensor([0, 5])), ["Target 5 is out of bounds"]),

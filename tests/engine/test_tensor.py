@@ -98,6 +98,11 @@ CONVERSIONS = [
 ]
 
 
+def _in_place(t, x, other):
+    x += other
+    return x
+
+
 def _clone_is_a_copy(t):
     x = t.tensor([1.0, 2.0])
     y = x.clone()
@@ -164,6 +169,12 @@ VALUES = [
                                   t.tensor([[1.0, 2.0]]).mean(dim=[0, 1]),
                                   t.tensor([1.0, 2.0, 4.0]).var(),
                                   t.tensor([1.0, 2.0, 4.0]).std(unbiased=False))),
+    case("in_place_keeps_float32", lambda t: _in_place(t, t.ones(2), t.ones(2, dtype=t.float64))),
+    case("in_place_int_plus_bool", lambda t: _in_place(t, t.ones(2, dtype=t.int64), True)),
+    case("in_place_float64_times_0d", lambda t: t.ones(2, dtype=t.float64).mul_(t.tensor(3.0))),
+    case("in_place_broadcast_row", lambda t: t.ones(2, 3).add_(t.ones(3))),
+    case("in_place_sub_alpha", lambda t: t.tensor([1.0, -1.0]).sub_(t.tensor([1, 1]), alpha=2)),
+    case("in_place_clamp", lambda t: t.ones(2).clamp_(min=2)),
     case("max_dim_fields", lambda t: tuple(t.tensor([1.0, 2.0]).max(0))),
 ]
 
