@@ -1,6 +1,7 @@
 # Autograd, Run and Rebuilt: build the book, test everything, refresh notebooks.
 #   make book      set up, then build the site into _build/html (warnings are errors)
-#   make test      set up, then lint, build, and run every test (what CI runs: .ci/run)
+#   make test      set up, then lint, build, and run every test: scripts/run-tests.sh
+#                  (strict nbval, never --nbval-lax; what CI runs: .ci/run)
 #   make execute   re-run every chapter notebook in place, top to bottom (for authors)
 #   make bench     run the benchmarks (benchmarks/run.py)
 # Set-up is incremental: .venv is created once and re-installed only when requirements.txt,
@@ -21,9 +22,6 @@ PY := $(VENV)/bin/python
 PIP_STAMP := $(VENV)/.requirements.stamp
 NPM_STAMP := node_modules/.package-lock.json
 CHAPTERS = $(sort $(wildcard book/chapters/*.ipynb))
-# Strict output comparison (never --nbval-lax), in a kernel of the venv's own Python.
-NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-	--nbval-cell-timeout=600
 
 .PHONY: book test execute bench setup lint constraints clean
 
@@ -33,12 +31,7 @@ book: setup
 
 test: setup
 	@scripts/install-os-deps.sh graphviz chromium
-	@echo "== ruff"
-	$(PY) -m ruff check .
-	@echo "== book build (-W -n)"
-	$(PY) scripts/build_book.py
-	@echo "== pytest: unit, cross-checks, book tests, strict nbval of the chapters"
-	$(PY) -m pytest tests $(CHAPTERS) $(NBVAL)
+	scripts/run-tests.sh
 
 execute: setup
 	@scripts/install-os-deps.sh graphviz

@@ -33,8 +33,9 @@ MODES = ("light", "dark")
 # Runs in the page once it has loaded: what a reader would see broken.
 INSPECT = """async () => {
   // MathJax loads deferred: on a busy machine it may not have started yet. Wait for it
-  // (bounded) wherever the page has math, then for its typesetting to finish.
-  if (document.querySelector('.bd-article .math')) {
+  // (bounded) wherever the page has math and loads MathJax, then for its typesetting to finish.
+  const loadsMathJax = document.querySelector('script[src*="mathjax" i]');
+  if (loadsMathJax && document.querySelector('.bd-article .math')) {
     const started = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
     for (let i = 0; i < 200 && !started(); i++) {
       await new Promise(resolve => setTimeout(resolve, 100));
