@@ -4,7 +4,7 @@
 unchanged and gives the same numbers (random numbers included: the generator is torch's).
 """
 
-from . import autograd, cuda, nn, optim
+from . import autograd, cuda, distributions, nn, optim
 from ._backend import device
 from ._creation import (
     arange,

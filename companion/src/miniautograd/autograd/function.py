@@ -24,7 +24,8 @@ _new_node = object.__new__  # built-in nodes need no __init__ beyond their seque
 
 _INPLACE_HINT = (
     "Hint: the tensor was changed in place (by an operation ending in '_', `+=`, `-=`, an "
-    "index assignment, or a write through `.data`) after autograd saved it for backward. Change "
+    "index assignment, or a write through a `.detach()`ed view) after autograd saved it for "
+    "backward. Change "
     "a copy instead (`t = t.clone()` before the in-place op), or use the out-of-place operation."
 )
 _FREED = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,18 @@ def floating(value: Any) -> Any:
     float dtype, as torch computes exp, log, division, ... of integer tensors."""
     data = value._data if isinstance(value, Tensor) else np.asarray(value)
     return data if data.dtype.kind == "f" else data.astype(get_default_dtype().np_dtype)
+
+
+def quiet(forward: Callable) -> Callable:
+    """Compute without numpy's floating-point warnings: like torch, inf and nan are results,
+    not warnings (log(0) is -inf, 1/0 is inf, ...)."""
+
+    @functools.wraps(forward)
+    def silenced(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return forward(*args, **kwargs)
+
+    return silenced
 
 
 def result_dtype(*values: Any) -> np.dtype:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import broadcast_meta, floating, meta, operands, reduce_grad, result_dtype
+from ._util import broadcast_meta, floating, meta, operands, quiet, reduce_grad, result_dtype
 
 # ---- binary arithmetic -----------------------------------------------------------------------
 
@@ -115,6 +115,7 @@ class Div(Op):
     _names_saved = ("self", "other")
 
     @staticmethod
+    @quiet
     def forward(ctx, a, b):
         x, y = operands(a, b)
         if x.dtype.kind != "f":  # true division of integers gives the default float dtype
@@ -144,6 +145,7 @@ class Pow(Op):
     _names_saved = ("self",)
 
     @staticmethod
+    @quiet
     def forward(ctx, a, exponent=1.0):
         x, e = operands(a, exponent)
         if x.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
@@ -173,6 +175,7 @@ class PowTensor(Op):
     _saves_result = True
 
     @staticmethod
+    @quiet
     def forward(ctx, a, b):
         x, y = operands(a, b)
         ctx._save(a, b)
@@ -183,7 +186,9 @@ class PowTensor(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         meta_a, meta_b = ctx.meta
-        grad_a = reduce_grad(grad * b * a ** (b - 1), meta_a) if ctx.needs_input_grad[0] else None
+        grad_a = None
+        if ctx.needs_input_grad[0]:  # torch: 0 where the exponent is 0 (not 0 * 0**-1 = nan)
+            grad_a = reduce_grad(where(b == 0, 0.0, grad * b * a ** (b - 1)), meta_a)
         grad_b = None
         if ctx.needs_input_grad[1]:
             # d(a**b)/db = a**b * log(a); torch defines it as 0 where a == 0 and b >= 0.
@@ -200,14 +205,21 @@ class RPow(Op):
     _saves_result = True
 
     @staticmethod
+    @quiet
     def forward(ctx, exponent_tensor, base=1.0):
         x, b = operands(exponent_tensor, base)
         ctx.base = base
+        ctx._save(exponent_tensor)
         return b**x
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.result * float(np.log(ctx.base))
+        with np.errstate(divide="ignore"):
+            log_base = float(np.log(ctx.base))
+        if ctx.base == 0:  # torch: 0 where the base is 0 and the exponent >= 0
+            (exponent,) = ctx.saved_tensors
+            return where(exponent >= 0, 0.0, grad * ctx.result * log_base)
+        return grad * ctx.result * log_base
 
 
 # ---- unary maths -------------------------------------------------------------------------------
@@ -235,6 +247,7 @@ class Reciprocal(Op):
     _saves_result = True
 
     @staticmethod
+    @quiet
     def forward(ctx, a):
         return 1 / floating(a)
 
@@ -249,6 +262,7 @@ class Exp(Op):
     _saves_result = True
 
     @staticmethod
+    @quiet
     def forward(ctx, a):
         return np.exp(floating(a))
 
@@ -262,6 +276,7 @@ class Log(Op):
     _names_saved = ("self",)
 
     @staticmethod
+    @quiet
     def forward(ctx, a):
         ctx._save(a)
         return np.log(floating(a))
@@ -277,6 +292,7 @@ class Sqrt(Op):
     _saves_result = True
 
     @staticmethod
+    @quiet
     def forward(ctx, a):
         return np.sqrt(floating(a))
 

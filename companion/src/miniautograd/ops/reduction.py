@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
+from .arithmetic import where
 
 
 def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -76,7 +78,8 @@ class _Mean(Op):
         dims = normalize_dims(dim, data.ndim)
         ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
         ctx.count = int(np.prod([data.shape[d] for d in dims])) if data.ndim else 1
-        return data.mean(axis=dims, keepdims=keepdim)
+        with np.errstate(all="ignore"):
+            return data.mean(axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -91,16 +94,25 @@ class MeanDim(_Mean):
     _node_name = "MeanBackward1"
 
 
-def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bool) -> None:
+def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bool,
+                     name: str) -> None:
     """What var/std backward needs: the input, the reduced dims and the divisor N - correction."""
     shape = a._data.shape
     if a._data.dtype.kind != "f":
         raise RuntimeError(
             "std and var only support floating point and complex dtypes; convert with .float()"
         )
+    count = int(np.prod([shape[d] for d in dims])) if shape else 1
+    if count - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=5,
+        )
     ctx._save(a)
     ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = shape, dims, keepdim, correction
-    ctx.count = int(np.prod([shape[d] for d in dims])) if shape else 1
+    ctx.count = count
 
 
 class Var(Op):
@@ -111,14 +123,17 @@ class Var(Op):
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
         dims = normalize_dims(dim, data.ndim)
-        _remember_spread(ctx, a, dims, correction, keepdim)
-        return data.var(axis=dims, ddof=correction, keepdims=keepdim)
+        _remember_spread(ctx, a, dims, correction, keepdim, "var")
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own dof warning
+            return data.var(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        scale = 2.0 / (ctx.count - ctx.correction)
+        dof = ctx.count - ctx.correction
+        scale = 2.0 / dof if dof > 0 else float("nan")
         return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * centered * scale
 
 
@@ -131,8 +146,10 @@ class Std(Op):
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
         dims = normalize_dims(dim, data.ndim)
-        _remember_spread(ctx, a, dims, correction, keepdim)
-        return data.std(axis=dims, ddof=correction, keepdims=keepdim)
+        _remember_spread(ctx, a, dims, correction, keepdim, "std")
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return data.std(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -140,7 +157,12 @@ class Std(Op):
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
         denominator = expand_back(ctx.result, ctx.shape, ctx.dims, ctx.keepdim)
         spread = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
-        return spread * centered / (denominator * (ctx.count - ctx.correction))
+        dof = ctx.count - ctx.correction
+        if dof <= 0:
+            return spread * float("nan")
+        # torch: zero gradient where the spread is 0 (not 0/0, and no warning about it)
+        with np.errstate(all="ignore"):
+            return where(denominator == 0, 0.0, spread * centered / (denominator * dof))
 
 
 class _Extreme(Op):

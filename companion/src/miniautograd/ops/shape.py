@@ -284,10 +284,13 @@ def index(a: Tensor, key: Any) -> Tensor:
         used = sum(1 for e in entries if e is not None and e is not Ellipsis)
         entries = entries[:at] + (slice(None),) * (a._data.ndim - used) + entries[at + 1:]
     used = sum(1 for e in entries if e is not None)
-    if used > a._data.ndim:
+    if used and a._data.ndim == 0:
         raise IndexError(
-            f"too many indices for tensor of dimension {a._data.ndim}"
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
         )
+    if used > a._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a._data.ndim}")
     result, dim = a, 0
     for entry in entries:
         if entry is None:
