@@ -192,12 +192,3 @@ def test_non_leaf_grad_access_warns():
         y = mini.ones(2, requires_grad=True) * 2
         with pytest.raises(UserWarning, match="retain_grad"):
             _ = y.grad
-
-
-def test_gradcheck_on_float32_warns():
-    import torch
-
-    for t in (torch, mini):
-        x = t.ones(2, requires_grad=True)
-        with pytest.warns(UserWarning, match="double precision"):
-            t.autograd.gradcheck(lambda v: v * 2, (x,), eps=1e-3, atol=1e-2)
