@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+import torch
 from helpers import raises_like_torch
 
 import miniautograd as mini
@@ -179,8 +180,6 @@ def test_version_error_message():
 
 
 def test_mse_loss_shape_mismatch_warns():
-    import torch
-
     for t in (torch, mini):
         with pytest.warns(UserWarning, match="target size"):
             t.nn.functional.mse_loss(t.zeros(2, 3), t.zeros(3))
