@@ -123,6 +123,8 @@ ERRORS = [
     ("in_place_bool_plus_int", lambda t: t.ones(2, dtype=t.bool).add_(1), ["can't be cast"]),
     ("in_place_int_div", lambda t: t.ones(2, dtype=t.int64).div_(2), ["can't be cast"]),
     # ---- losses ----
+    ("cross_entropy_int32_target", lambda t: t.nn.functional.cross_entropy(
+        t.zeros(1, 2), t.tensor([1], dtype=t.int32)), ["Long"]),
     ("cross_entropy_target_range", lambda t: t.nn.functional.cross_entropy(
         t.zeros(2, 3), t.tensor([0, 5])), ["Target 5 is out of bounds"]),
     ("cross_entropy_target_2d", lambda t: t.nn.functional.cross_entropy(
@@ -163,6 +165,8 @@ ERRORS = [
     ("sgd_lr", lambda t: t.optim.SGD([t.ones(2, requires_grad=True)], lr=-1), ["-1"]),
     ("adam_lr", lambda t: t.optim.Adam([t.ones(2, requires_grad=True)], lr=-1),
      ["-1"]),
+    ("dropout_probability", lambda t: t.nn.Dropout(1.5), ["between 0 and 1"]),
+    ("softmax_method_without_dim", lambda t: t.ones(2, 3).softmax(), ["dim"]),
     ("clamp_nothing", lambda t: t.ones(3).clamp(), ["min", "max"]),
     ("bad_device", lambda t: t.zeros(2).to("gpu"), ["device string"]),
 ]

@@ -285,6 +285,12 @@ OPS = [
     row("F_relu", [(3, 4)], lambda t, a: t.nn.functional.relu(a)),
     row("F_softmax", [(3, 4)], lambda t, a: t.nn.functional.softmax(a, dim=1)),
     row("F_log_softmax", [(3, 4)], lambda t, a: t.nn.functional.log_softmax(a, dim=-1)),
+    row("F_softmax_implicit_dim_3d", [(2, 3, 4)],
+        lambda t, a: _implicit(t.nn.functional.softmax, a)),
+    row("F_softmax_implicit_dim_2d", [(3, 4)], lambda t, a: _implicit(t.nn.functional.softmax, a)),
+    row("F_log_softmax_implicit_dim_1d", [(4,)],
+        lambda t, a: _implicit(t.nn.functional.log_softmax, a)),
+    row("Softmax_module_implicit_dim", [(2, 3, 4)], lambda t, a: _implicit(t.nn.Softmax(), a)),
     row("F_mse_loss", [(3, 4), (3, 4)], lambda t, a, b: t.nn.functional.mse_loss(a, b)),
     row("F_mse_loss_sum", [(3, 4), (3, 4)],
         lambda t, a, b: t.nn.functional.mse_loss(a, b, reduction="sum")),
@@ -334,6 +340,12 @@ OPS = [
     row("chain_normalize", [(3, 4)],
         lambda t, a: (a - a.mean(1, keepdim=True)) / a.std(1, True, True)),
 ]
+
+
+def _implicit(softmax, a):
+    """softmax without dim: torch picks one (and warns that the choice is deprecated)."""
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):
+        return softmax(a)
 
 
 def _iadd(a, b):
