@@ -260,3 +260,21 @@ def test_log_prob_graph_is_torchs() -> None:
         dist = categorical(logits=logits)
         names[engine] = graph_names(dist.log_prob(dist.sample()))
     assert names["mini"] == names["torch"]
+
+
+def test_on_each_device_samples_and_log_probs_match_the_cpu(device: str) -> None:
+    """On a GPU the draw still replays the CPU stream (torch's CUDA generator is another one),
+    and the results live on the parameters' device."""
+    results = {}
+    for where in ("cpu", device):
+        mini.manual_seed(3)
+        logits = mini.tensor(LOGITS, device=where, requires_grad=True)
+        dist = distributions.Categorical(logits=logits)
+        actions = dist.sample((4,))
+        log_probs = dist.log_prob(actions)
+        log_probs.sum().backward()
+        assert actions.device.type == log_probs.device.type == logits.grad.device.type == where
+        results[where] = (actions.cpu().numpy(), log_probs.detach().cpu().numpy(),
+                          logits.grad.cpu().numpy())
+    for mine, reference in zip(results[device], results["cpu"], strict=True):
+        np.testing.assert_allclose(mine, reference, rtol=1e-12, atol=1e-12)
