@@ -22,6 +22,8 @@ NOT_CHECKABLE = {
     "minimum_ties", "max_dim_ties", "min_dim_ties", "sqrt_at_zero", "pow_tensor_base_zero",
     "double", "to_float32", "detach", "pow_tensor_zero_exponent_at_zero", "rpow_zero_base",
     "pow_tensor_zero_base", "std_of_constant", "std_dim_of_constant_row", "var_of_one_element",
+    "pow_tensor_zero_exponent_at_zero_2nd", "rpow_zero_base_2nd", "pow_tensor_zero_base_2nd",
+    "std_of_constant_2nd", "var_of_one_element_2nd",
 }
 
 
