@@ -30,7 +30,7 @@ class NoGrad:
     array: np.ndarray
 
 
-Input = tuple | np.ndarray | NoGrad | float | int | bool
+Input = tuple | np.ndarray | torch.Tensor | NoGrad | float | int | bool
 
 
 def uniform(shape: tuple, low: float, high: float, seed: int = 1) -> np.ndarray:
@@ -44,6 +44,9 @@ def _arrays(inputs: Sequence[Input], dtype: np.dtype, rng: np.random.Generator) 
     for item in inputs:
         if isinstance(item, tuple):
             result.append(rng.uniform(-2.0, 2.0, item).astype(dtype))
+        elif isinstance(item, torch.Tensor):  # a torch tensor: its values and requires_grad
+            array = item.detach().numpy()
+            result.append(array.astype(dtype) if item.requires_grad else NoGrad(array))
         elif isinstance(item, NoGrad):
             array = np.asarray(item.array)
             result.append(NoGrad(array.astype(dtype) if array.dtype.kind == "f" else array))
@@ -166,7 +169,8 @@ def check_op(
     """Run ``fn(module, *inputs)`` on both engines and compare forward, graph and gradients.
 
     ``inputs``: a shape (random float data in [-2, 2) that requires grad), an array (float
-    arrays require grad and take ``dtype``), ``NoGrad(array)``, or a Python number.
+    arrays require grad and take ``dtype``), ``NoGrad(array)``, a torch tensor (its values, and
+    whether it requires grad), or a Python number.
     Tolerances default to each compared tensor's dtype (``TOLERANCES``).
     """
     dtype = np.dtype(dtype)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from helpers import NoGrad, check_op, uniform
 
 POS = uniform((3, 4), 0.5, 2.0)  # log, sqrt, fractional powers, denominators
@@ -343,6 +344,8 @@ OPS = [
     row("zero_", [(3, 4), (3, 4)], lambda t, a, b: (a * 1).zero_() + b),
     row("add_then_use", [(3, 4)], lambda t, a: _add_then_use(a)),
     # ---- chains: shared subexpressions and several paths ----
+    row("torch_tensor_inputs", [torch.tensor([[1.0, -2.0]], requires_grad=True),
+                                torch.tensor([3.0, 0.5])], lambda t, a, b: (a * b).exp()),
     row("chain_tanh_linear", [(5, 3), (3, 2), (2,)], lambda t, x, w, b: (x @ w + b).tanh()),
     row("chain_diamond", [(3, 4)], lambda t, a: a.exp() * a.sin() + a),
     row("chain_mlp_loss", [(4, 3), (3, 5), (5,), NoGrad(np.array([0, 4, 2, 1]))],
