@@ -53,6 +53,7 @@ from ._functional import (
     argmax,
     argmin,
     cat,
+    ceil,
     chunk,
     clamp,
     clip,
@@ -65,6 +66,7 @@ from ._functional import (
     equal,
     exp,
     flatten,
+    floor,
     ge,
     gt,
     is_tensor,
@@ -89,6 +91,7 @@ from ._functional import (
     reciprocal,
     relu,
     reshape,
+    round,
     sigmoid,
     sign,
     sin,
@@ -108,7 +111,7 @@ from ._functional import (
     var,
     where,
 )
-from ._tensor import Size, Tensor  # first: defining Tensor attaches its methods
+from ._tensor import Size, Tensor
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -26,6 +26,7 @@ add, sub, mul, div, pow = (_as_function(n) for n in ("add", "sub", "mul", "div",
 neg, exp, log, sqrt = (_as_function(n) for n in ("neg", "exp", "log", "sqrt"))
 sin, cos, tanh, sigmoid = (_as_function(n) for n in ("sin", "cos", "tanh", "sigmoid"))
 relu, abs, sign, reciprocal = (_as_function(n) for n in ("relu", "abs", "sign", "reciprocal"))  # noqa: A001
+round, floor, ceil = (_as_function(n) for n in ("round", "floor", "ceil"))  # noqa: A001
 clamp, clip = _as_function("clamp"), _as_function("clamp")
 sum, mean, var, std = (_as_function(n) for n in ("sum", "mean", "var", "std"))  # noqa: A001
 max, min, argmax, argmin = (_as_function(n) for n in ("max", "min", "argmax", "argmin"))  # noqa: A001

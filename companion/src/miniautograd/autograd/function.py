@@ -242,6 +242,14 @@ class Function:
 
     vjp = backward
 
+    def __call__(self, *args: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function). Call it "
+            f"as {type(self).__name__}.apply(...), without creating an instance."
+        )
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)

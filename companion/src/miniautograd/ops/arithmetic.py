@@ -385,14 +385,30 @@ class Sign(Op):
     """Piecewise constant: its gradient is zero everywhere it is defined."""
 
     _node_name = "SignBackward0"
+    function: Any = staticmethod(np.sign)
 
-    @staticmethod
-    def forward(ctx, a):
-        return np.sign(a._data)
+    @classmethod
+    def forward(cls, ctx, a):
+        return cls.function(a._data)
 
     @staticmethod
     def backward(ctx, grad):
         return zeros_like_constant(grad)
+
+
+class Round(Sign):
+    _node_name = "RoundBackward0"
+    function = staticmethod(np.round)  # halves to even, as torch.round
+
+
+class Floor(Sign):
+    _node_name = "FloorBackward0"
+    function = staticmethod(np.floor)
+
+
+class Ceil(Sign):
+    _node_name = "CeilBackward0"
+    function = staticmethod(np.ceil)
 
 
 class Fill(Op):
