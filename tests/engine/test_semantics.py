@@ -946,3 +946,24 @@ def test_saved_number_and_saved_attributes_listed():
                 sorted(a for a in dir((x * x).grad_fn) if a.startswith("_saved")))
 
     same_on_both(program)
+
+
+def test_updates_through_data():
+    """The pre-0.4 idioms the book explains: ``w.data -= lr * w.grad``, ``w.grad.data.zero_()``."""
+
+    def program(t):
+        w = leaf(t)
+        (w * w).sum().backward()
+        w.data -= 0.1 * w.grad
+        w.grad.data.zero_()
+        return w, w.is_leaf, w.requires_grad, w._version, w.grad, w.data._version
+
+    same_on_both(program)
+
+
+def test_old_loss_data_index():
+    def program(t):
+        loss = (leaf(t) * 2).sum()
+        return loss.data[0]
+
+    raises_like_torch(program, "item()")
