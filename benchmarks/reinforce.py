@@ -27,7 +27,6 @@ import numpy as np
 import torch
 
 import miniautograd
-import miniautograd.distributions  # makes miniautograd.distributions available
 from benchmarks.results import Check, WorkloadResult
 from benchmarks.timing import measure
 
