@@ -10,6 +10,7 @@ backward: the gradient of ``sum(grad_i * w_i)`` with respect to the inputs and t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -171,9 +172,22 @@ def check_op(
     ``inputs``: a shape (random float data in [-2, 2) that requires grad), an array (float
     arrays require grad and take ``dtype``), ``NoGrad(array)``, a torch tensor (its values, and
     whether it requires grad), or a Python number.
-    Tolerances default to each compared tensor's dtype (``TOLERANCES``).
+    Tolerances default to each compared tensor's dtype (``TOLERANCES``). Warnings are
+    recorded, and none may be a RuntimeWarning (numpy's, which torch never emits).
     """
-    dtype = np.dtype(dtype)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _check_op(inputs, fn, np.dtype(dtype), atol, rtol, grad, double_backward, graph, device,
+                  seed)
+    # torch never raises RuntimeWarning here; numpy's ("divide by zero encountered") must not leak
+    leaked = [f"{w.filename}:{w.lineno}: {w.message}" for w in caught
+              if issubclass(w.category, RuntimeWarning)]
+    assert not leaked, f"numpy warnings leak where torch is silent: {leaked}"
+
+
+def _check_op(inputs: Sequence[Input], fn: Callable[..., Any], dtype: np.dtype,
+              atol: float | None, rtol: float | None, grad: bool, double_backward: bool,
+              graph: bool, device: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     arrays = _arrays(inputs, dtype, rng)
     t_in = [_make(torch, a, grad, "cpu") for a in arrays]
