@@ -39,7 +39,7 @@ def uniform(shape: tuple, low: float, high: float, seed: int = 1) -> np.ndarray:
     return np.random.default_rng(seed).uniform(low, high, shape)
 
 
-def _arrays(inputs: Sequence[Input], dtype: np.dtype, rng: np.random.Generator) -> list:
+def make_arrays(inputs: Sequence[Input], dtype: np.dtype, rng: np.random.Generator) -> list:
     """Shapes become random data; float arrays take ``dtype``; other values pass unchanged."""
     result = []
     for item in inputs:
@@ -58,7 +58,7 @@ def _arrays(inputs: Sequence[Input], dtype: np.dtype, rng: np.random.Generator) 
     return result
 
 
-def _make(module: Any, value: Any, grad: bool, device: str) -> Any:
+def make_input(module: Any, value: Any, grad: bool, device: str) -> Any:
     """The same input for either engine: a tensor (float arrays require grad) or a number."""
     if isinstance(value, NoGrad):
         return module.tensor(value.array, device=device)
@@ -189,9 +189,9 @@ def _check_op(inputs: Sequence[Input], fn: Callable[..., Any], dtype: np.dtype,
               atol: float | None, rtol: float | None, grad: bool, double_backward: bool,
               graph: bool, device: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    arrays = _arrays(inputs, dtype, rng)
-    t_in = [_make(torch, a, grad, "cpu") for a in arrays]
-    m_in = [_make(mini, a, grad, device) for a in arrays]
+    arrays = make_arrays(inputs, dtype, rng)
+    t_in = [make_input(torch, a, grad, "cpu") for a in arrays]
+    m_in = [make_input(mini, a, grad, device) for a in arrays]
 
     t_out, m_out = _outputs(fn(torch, *t_in)), _outputs(fn(mini, *m_in))
     assert len(m_out) == len(t_out), f"{len(m_out)} outputs, torch gives {len(t_out)}"

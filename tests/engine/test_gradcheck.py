@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import NoGrad
+from helpers import make_arrays, make_input
 from test_ops import OPS
 
 import miniautograd as mini
@@ -29,19 +29,8 @@ NOT_CHECKABLE = {
 
 def _inputs(t, values):
     """The row's inputs for module ``t``, in float64 (finite differences need it)."""
-    rng = np.random.default_rng(0)
-    made = []
-    for value in values:
-        if isinstance(value, tuple):
-            made.append(t.tensor(rng.uniform(-2, 2, value), requires_grad=True))
-        elif isinstance(value, NoGrad):
-            made.append(t.tensor(value.array))
-        elif isinstance(value, np.ndarray):
-            floating = value.dtype.kind == "f"
-            made.append(t.tensor(value.astype(np.float64), requires_grad=floating))
-        else:
-            made.append(value)
-    return made
+    arrays = make_arrays(values, np.dtype(np.float64), np.random.default_rng(0))
+    return [make_input(t, array, True, "cpu") for array in arrays]
 
 
 def _differentiable_rows():
