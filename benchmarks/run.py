@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("two_layer_net", "scalar_chain", "small_mlp")
+WORKLOADS = ("two_layer_net", "scalar_chain", "small_mlp", "reinforce")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 # Some machines set these for old OpenBLAS builds; they make a current numpy use a slower
 # kernel. A full benchmark run drops both (in its own process only); --quick keeps them.
