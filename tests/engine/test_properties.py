@@ -203,22 +203,22 @@ def random_programs(draw):
             pick = st.integers(0, available - 1)
             steps.append((draw(st.sampled_from(sorted(BINARY_STEPS))), draw(pick), draw(pick)))
     outputs = draw(st.lists(st.integers(3, 2 + len(steps)), min_size=1, max_size=3, unique=True))
-    return steps, outputs
+    return steps, outputs, draw(st.booleans())
 
 
 @settings(max_examples=40, deadline=None)
 @given(program=random_programs())
 def test_backward_order_on_random_graphs(program):
     """Every node runs in the same order as in torch (prehooks record it), gradients agree."""
-    steps, outputs = program
+    steps, outputs, several_roots = program
 
     def run(t):
         values = [t.tensor(v, requires_grad=True) for v in ([0.5, -1.0], [2.0, 0.3], [-0.7, 1.1])]
         for op, *args in steps:
             fn = UNARY_STEPS.get(op) or BINARY_STEPS[op]
             values.append(fn(*(values[a] for a in args)))
-        total = sum(values[k].sum() for k in outputs)
-        order, seen, stack = [], set(), [total.grad_fn]
+        roots = [values[k].sum() for k in outputs]
+        order, seen, stack = [], set(), [root.grad_fn for root in roots]
         while stack:
             node = stack.pop()
             if node is None or node in seen:
@@ -226,7 +226,10 @@ def test_backward_order_on_random_graphs(program):
             seen.add(node)
             node.register_prehook(lambda grads, n=node: order.append(n.name()))
             stack.extend(child for child, _ in node.next_functions)
-        total.backward()
+        if several_roots:  # one backward call from several roots: one shared ready queue
+            t.autograd.backward(roots)
+        else:
+            sum(roots).backward()
         return order, [v.grad for v in values[:3]]
 
     assert_same_value(run(mini), run(torch))
