@@ -969,3 +969,37 @@ def test_old_loss_data_index():
         return loss.data[0]
 
     raises_like_torch(program, "item()")
+
+
+def test_order_of_tensor_node_and_retain_grad_hooks():
+    def program(t):
+        x = leaf(t)
+        y = x * 2
+        log = []
+        y.grad_fn.register_prehook(lambda g: log.append("node_pre"))
+        y.register_hook(lambda g: log.append("tensor"))
+        y.retain_grad()
+        y.grad_fn.register_hook(lambda gi, go: log.append("node_post"))
+        y.register_hook(lambda g: log.append("tensor2"))
+        accumulate = y.grad_fn.next_functions[0][0]
+        accumulate.register_prehook(lambda g: log.append(("accumulate_pre", g[0].clone())))
+        x.register_hook(lambda g: log.append(("leaf", g.clone())))
+        x.register_hook(lambda g: g * 10)
+        y.exp().sum().backward()
+        return log, x.grad, y.grad
+
+    same_on_both(program)
+
+
+def test_hooks_run_again_on_a_retained_graph():
+    def program(t):
+        x = leaf(t)
+        y = x * 2
+        log = []
+        y.register_hook(lambda g: log.append(g.clone()))
+        z = (y * y).sum()
+        z.backward(retain_graph=True)
+        z.backward()
+        return log, x.grad
+
+    same_on_both(program)
