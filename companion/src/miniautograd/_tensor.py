@@ -443,7 +443,7 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))  # torch iterates through one UnbindBackward0 node
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (_rebuild, (self._numpy_view(), self._requires_grad))

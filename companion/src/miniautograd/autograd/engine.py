@@ -114,6 +114,7 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
             if grads[output_nr] is not None:
                 replaced = hook(grads[output_nr])
                 if replaced is not None:
+                    _check_hook_result(hook, grads[output_nr], replaced)
                     grads[output_nr] = replaced
     if node._retained:
         for output_nr, ref in node._retained.items():
@@ -124,6 +125,21 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
                 tensor._grad = grad._detached_copy() if not grad._requires_grad else grad
             else:
                 tensor._grad = tensor._grad + grad
+
+
+def _check_hook_result(hook: Any, grad: Tensor, replaced: Tensor) -> None:
+    """A hook may change a gradient's values, not its shape or dtype (torch's rule)."""
+    name = getattr(hook, "__name__", "hook")
+    if replaced._data.shape != grad._data.shape:
+        raise RuntimeError(
+            f"hook '{name}' has changed the size of value: a hook must return a gradient of "
+            f"shape {list(grad.shape)}, got {list(replaced.shape)}"
+        )
+    if replaced._data.dtype != grad._data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {grad.dtype} got "
+            f"{replaced.dtype}); return a gradient of the same dtype"
+        )
 
 
 def execute(

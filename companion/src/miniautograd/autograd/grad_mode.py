@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,9 +22,15 @@ def is_grad_enabled() -> bool:
 
 
 class _ModeContext:
-    """Base for context managers that are also decorators, like torch's."""
+    """Base for context managers that are also decorators, like torch's (``@no_grad()``
+    and ``@no_grad`` both work, on functions and on generator functions)."""
 
     mode: bool
+
+    def __new__(cls, func: Callable | None = None, *args: Any) -> Any:
+        if callable(func) and cls is not set_grad_enabled:
+            return cls()(func)
+        return super().__new__(cls)
 
     def __enter__(self) -> None:
         self._previous = STATE.enabled
@@ -33,12 +40,33 @@ class _ModeContext:
         STATE.enabled = self._previous
 
     def __call__(self, func: F) -> F:
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with type(self)():
-                return func(*args, **kwargs)
+        return _decorate(func, type(self))
 
-        return wrapper  # type: ignore[return-value]
+
+def _decorate(func: F, make_context: Callable[[], Any]) -> F:
+    """Run ``func`` in the mode; for a generator, in the mode each time it resumes."""
+    if inspect.isgeneratorfunction(func):
+
+        @functools.wraps(func)
+        def generator(*args: Any, **kwargs: Any) -> Any:
+            steps = func(*args, **kwargs)
+            to_send = None
+            while True:
+                with make_context():
+                    try:
+                        value = steps.send(to_send)
+                    except StopIteration as done:
+                        return done.value
+                to_send = yield value
+
+        return generator  # type: ignore[return-value]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with make_context():
+            return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 class no_grad(_ModeContext):  # noqa: N801 - torch's name
@@ -57,7 +85,7 @@ class inference_mode(no_grad):  # noqa: N801 - torch's name
     """Here the same as ``no_grad`` (torch adds extra speed-ups that do not change results)."""
 
     def __init__(self, mode: bool = True) -> None:
-        self.mode = not mode
+        self.mode = not mode if isinstance(mode, bool) else False
 
 
 class set_grad_enabled(_ModeContext):  # noqa: N801 - torch's name
@@ -74,10 +102,4 @@ class set_grad_enabled(_ModeContext):  # noqa: N801 - torch's name
     def __call__(self, func: F) -> F:
         STATE.enabled = self._previous  # used as a decorator: do not change the mode now
         mode = self.mode
-
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return func(*args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
+        return _decorate(func, lambda: set_grad_enabled(mode))

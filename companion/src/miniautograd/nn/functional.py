@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from .. import _random
 from .._tensor import Tensor
 from ..ops import linalg, nn_ops
@@ -19,11 +21,26 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return input.tanh()
 
 
-def softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def _implicit_dim(name: str, ndim: int) -> int:
+    """torch's legacy choice when no ``dim`` is given (with its deprecation warning)."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim())
     return nn_ops.Softmax.apply(input, dim=dim)
 
 
-def log_softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim())
     return nn_ops.LogSoftmax.apply(input, dim=dim)
 
 

@@ -275,7 +275,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.softmax(input, -1 if self.dim is None else self.dim)
+        return F.softmax(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -284,6 +284,8 @@ class Softmax(Module):
 class Dropout(Module):
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002

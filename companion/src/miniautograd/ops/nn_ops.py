@@ -76,7 +76,7 @@ class NllLoss(Op):
     @staticmethod
     def forward(ctx, log_probs, target=None, reduction="mean"):
         data, classes = log_probs._data, target._data
-        if classes.dtype.kind not in "iu":
+        if classes.dtype != np.int64:
             raise RuntimeError(
                 f"expected scalar type Long but found {target.dtype}: class targets must be "
                 "integer indices (use .long())"

@@ -78,7 +78,8 @@ class _Mean(Op):
         dims = normalize_dims(dim, data.ndim)
         ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
         ctx.count = int(np.prod([data.shape[d] for d in dims])) if data.ndim else 1
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # mean of nothing is nan, silently
             return data.mean(axis=dims, keepdims=keepdim)
 
     @staticmethod
