@@ -218,7 +218,7 @@ class Function:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("_node_name") or f"{cls.__name__}Backward"
-        saved = cls.__dict__.get("_names_saved", ())
+        saved = getattr(cls, "_names_saved", ())
         body = {"_forward_cls": cls, "_names_saved": saved, "__module__": cls.__module__}
         qualified = cls.__dict__.get("_node_qualname")
         if qualified:  # nodes torch implements in C++ report a namespaced name()

@@ -475,33 +475,25 @@ class Clamp(Op):
 class Maximum(Op):
     _node_name = "MaximumBackward0"
     _names_saved = ("self", "other")
+    function: Any = staticmethod(np.maximum)
+    wins: Any = staticmethod(np.greater)
 
-    @staticmethod
-    def forward(ctx, a, b):
+    @classmethod
+    def forward(cls, ctx, a, b):
         x, y = operands(a, b)
         ctx._save(a, b)
         ctx.meta = (meta(a), meta(b))
-        return np.maximum(x, y)
+        return cls.function(x, y)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return _split_ties(ctx, grad, lambda a, b: a > b)
+    @classmethod
+    def backward(cls, ctx, grad):
+        return _split_ties(ctx, grad, lambda a, b: Tensor._make(cls.wins(a._data, b._data)))
 
 
-class Minimum(Op):
+class Minimum(Maximum):
     _node_name = "MinimumBackward0"
-    _names_saved = ("self", "other")
-
-    @staticmethod
-    def forward(ctx, a, b):
-        x, y = operands(a, b)
-        ctx._save(a, b)
-        ctx.meta = (meta(a), meta(b))
-        return np.minimum(x, y)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _split_ties(ctx, grad, lambda a, b: a < b)
+    function = staticmethod(np.minimum)
+    wins = staticmethod(np.less)
 
 
 def _split_ties(ctx, grad: Tensor, wins) -> tuple:
