@@ -124,7 +124,7 @@ def assert_same_graph(mine: Any, theirs: Any, mine_leaves: Sequence,
     Nodes are paired as they are met; a node reached twice must be paired with the same
     partner both times, so shared sub-graphs (``x * x``) must be shared in both.
     """
-    pairs: dict[int, Any] = {}
+    pairs: dict[int, tuple] = {}  # id(torch node) -> (torch node, its partner); keeps both alive
     stack = [(mine, theirs, "grad_fn")]
     while stack:
         m, t, path = stack.pop()
@@ -132,9 +132,9 @@ def assert_same_graph(mine: Any, theirs: Any, mine_leaves: Sequence,
             assert m is None and t is None, f"{path}: miniautograd has {m}, torch has {t}"
             continue
         if id(t) in pairs:
-            assert pairs[id(t)] is m, f"{path}: torch reuses a node here, miniautograd does not"
+            assert pairs[id(t)][1] is m, f"{path}: torch reuses a node here, miniautograd doesn't"
             continue
-        pairs[id(t)] = m
+        pairs[id(t)] = (t, m)
         assert m.name() == t.name(), f"{path}: node {m.name()!r} != torch's {t.name()!r}"
         if hasattr(t, "variable"):
             index = next(i for i, leaf in enumerate(torch_leaves) if leaf is t.variable)
