@@ -43,7 +43,7 @@ def values(found: dict[str, Any]) -> dict[str, Any]:
 def test_every_workload_ran_and_printed_its_table(report: dict[str, Any]) -> None:
     assert report["quick"] is True
     assert [w["key"] for w in report["workloads"]] == ["two_layer_net", "scalar_chain",
-                                                       "small_mlp"]
+                                                       "small_mlp", "reinforce"]
     for found in report["workloads"]:
         assert f"### {found['title']}" in report["stdout"]
         assert all(check["ok"] for check in found["checks"]), found["checks"]
