@@ -111,6 +111,8 @@ class Tensor:
             isinstance(data, np.generic) or not _backend.is_cuda_array(data)
         ):
             data = np.asarray(data)  # numpy returns scalars from 0-d operations
+        # The same fields as _init, set inline: this runs for every operation, and a call
+        # to _init would add measurable per-op overhead (see benchmarks/).
         tensor = cls.__new__(cls)
         tensor._data = data
         tensor._requires_grad = requires_grad
