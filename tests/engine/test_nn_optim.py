@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from helpers import assert_same_value, same_on_both
+from test_function import functions
 
 import miniautograd as mini
 
@@ -22,18 +23,7 @@ RESIDUAL_RTOL, RESIDUAL_ATOL, WEIGHT_ATOL = 1e-5, 3e-4, 1e-5
 
 
 def train_two_layer(t, steps: int = 500) -> tuple[list[float], list]:
-    class MyReLU(t.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x.clamp(min=0)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            (x,) = ctx.saved_tensors
-            grad_input = grad_output.clone()
-            grad_input[x < 0] = 0
-            return grad_input
+    MyReLU = functions(t)["MyReLU"]
 
     t.manual_seed(0)
     batch, d_in, hidden, d_out = 64, 1000, 100, 10
