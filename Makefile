@@ -4,6 +4,9 @@
 #                  (strict nbval, never --nbval-lax; what CI runs: .ci/run)
 #   make execute   re-run every chapter notebook in place, top to bottom (for authors)
 #   make bench     run the benchmarks (benchmarks/run.py)
+# Supported Pythons: 3.11 and 3.12 (Colab's and Ubuntu 24.04's). `make PYTHON=python3.12 book`
+# picks one; any other version is refused. `make test` also runs the chapters on the other
+# supported version when it is installed (scripts/python-leg.sh), in .venv-<version>.
 # Set-up is incremental: .venv is created once and re-installed only when requirements.txt,
 # constraints.txt or companion/pyproject.toml change; OS packages and MathJax only when absent.
 
@@ -16,14 +19,15 @@ export MKL_NUM_THREADS := 1
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := book
 
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+SUPPORTED_PYTHONS := 3.11 3.12
+PYTHON ?= $(shell scripts/find-python.sh 3.11 || scripts/find-python.sh 3.12 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP_STAMP := $(VENV)/.requirements.stamp
 NPM_STAMP := node_modules/.package-lock.json
 CHAPTERS = $(sort $(wildcard book/chapters/*.ipynb))
 
-.PHONY: book test execute bench setup lint constraints clean
+.PHONY: book test execute bench setup setup-other-python lint constraints clean
 
 book: setup
 	@scripts/install-os-deps.sh graphviz
@@ -31,7 +35,7 @@ book: setup
 
 test: setup
 	@scripts/install-os-deps.sh graphviz chromium
-	scripts/run-tests.sh
+	OTHER_PYTHON_VERSION=$(OTHER_PYTHON_VERSION) scripts/run-tests.sh
 
 execute: setup
 	@scripts/install-os-deps.sh graphviz
@@ -44,11 +48,38 @@ bench: setup
 
 setup: $(PIP_STAMP) $(NPM_STAMP)
 
+# A venv of `python` ($1) in directory $2, refusing unsupported versions.
+define make_venv
+	@version=$$($1 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || \
+	  { echo "'$1' does not run. Install Python 3.11 or 3.12, then run"; \
+	    echo "make PYTHON=/path/to/python3.11 (or python3.12)."; exit 1; }; \
+	case " $(SUPPORTED_PYTHONS) " in *" $$version "*) ;; \
+	  *) echo "Python $$version ($1) is not supported: the book supports Python 3.11 or 3.12."; \
+	     echo "Run make PYTHON=/path/to/python3.11 (or python3.12)."; exit 1 ;; esac
+	$1 -m venv $2
+endef
+
 $(PY):
-	$(PYTHON) -m venv $(VENV)
+	$(call make_venv,$(PYTHON),$(VENV))
 
 $(PIP_STAMP): requirements.txt constraints.txt companion/pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --no-compile -r requirements.txt
+	touch $@
+
+# The other supported Python's venv, for `make test`'s second run of the chapters. On it, pip
+# takes PyPI's torch 2.13.0 wheel (a CUDA build, about 4 GB with its libraries; it runs on the
+# CPU): the local CPU wheel is for the main Python only.
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+OTHER_PYTHON_VERSION ?= $(if $(filter 3.12,$(PYTHON_VERSION)),3.11,3.12)
+OTHER_VENV := .venv-$(OTHER_PYTHON_VERSION)
+OTHER_STAMP := $(OTHER_VENV)/.requirements.stamp
+setup-other-python: $(OTHER_STAMP)
+
+$(OTHER_VENV)/bin/python:
+	$(call make_venv,$(shell scripts/find-python.sh $(OTHER_PYTHON_VERSION) || echo python$(OTHER_PYTHON_VERSION)),$(OTHER_VENV))
+
+$(OTHER_STAMP): requirements.txt constraints.txt companion/pyproject.toml | $(OTHER_VENV)/bin/python
+	$(OTHER_VENV)/bin/python -m pip install --quiet --no-compile -r requirements.txt
 	touch $@
 
 $(NPM_STAMP): package.json package-lock.json

@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
 # Everything `make test` checks, after set-up (README.md, "What make test runs"). Every step
 # runs even when an earlier one failed, so one CI run reports all problems; the exit status is
-# non-zero if any failed. The Colab bootstrap test, long and mostly waiting on pip and kernels,
-# runs alongside the rest on the second core; its log is printed at the end.
+# non-zero if any failed. Two long legs that mostly wait on pip and kernels run alongside the
+# rest on the second core: the Colab bootstrap test, and the chapters on the other supported
+# Python; their logs are printed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PY=.venv/bin/python
+OTHER_PYTHON_VERSION=${OTHER_PYTHON_VERSION:-3.12}
 COLAB_TEST=tests/book/test_colab_bootstrap.py
 COLAB_LOG=_build/colab-test.log
+PYTHON_LOG=_build/python-$OTHER_PYTHON_VERSION.log
 shopt -s nullglob
 chapters=(book/chapters/*.ipynb)
+# Strict nbval (never --nbval-lax): each chapter re-run, its outputs compared with the stored ones.
+nbval=(--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+       --nbval-cell-timeout=600 --nbval-kernel-startup-timeout=300)
 status=0
 mkdir -p _build
 
 echo "== Colab bootstrap test: started in the background (log: $COLAB_LOG)"
 "$PY" -m pytest -p no:cacheprovider "$COLAB_TEST" >"$COLAB_LOG" 2>&1 &
 colab=$!
-trap 'kill "$colab" 2>/dev/null || true' INT TERM
+echo "== Chapters on Python $OTHER_PYTHON_VERSION: started in the background (log: $PYTHON_LOG)"
+scripts/python-leg.sh "$OTHER_PYTHON_VERSION" "${chapters[@]}" "${nbval[@]}" >"$PYTHON_LOG" 2>&1 &
+other_python=$!
+trap 'kill "$colab" "$other_python" 2>/dev/null || true' INT TERM
 
 echo "== ruff check"
 "$PY" -m ruff check . || status=1
@@ -26,9 +35,18 @@ echo "== book build (-W -n)"
 "$PY" scripts/build_book.py || status=1
 
 echo "== pytest: unit, cross-checks, book tests, strict nbval of ${#chapters[@]} chapter(s)"
-"$PY" -m pytest tests "${chapters[@]}" --ignore="$COLAB_TEST" \
-  --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-  --nbval-cell-timeout=600 || status=1
+"$PY" -m pytest tests "${chapters[@]}" --ignore="$COLAB_TEST" "${nbval[@]}" || status=1
+
+echo "== strict nbval again, with the numeric kernels of another CPU class"
+(
+  eval "$(scripts/other-cpu-env.sh)"
+  echo "   ($AUTOGRAD_BOOK_KERNELS)"
+  "$PY" -m pytest -p no:cacheprovider "${chapters[@]}" "${nbval[@]}" -q
+) || status=1
+
+wait "$other_python" || status=1
+echo "== Chapters on Python $OTHER_PYTHON_VERSION (ran alongside)"
+cat "$PYTHON_LOG"
 
 wait "$colab" || status=1
 echo "== Colab bootstrap test (ran alongside)"
