@@ -159,23 +159,27 @@ def url_problems(pyproject: Path = COMPANION / "pyproject.toml",
     ]
 
 
-def workflow_problems() -> list[str]:
-    workflows = sorted(WORKFLOWS.glob("*.y*ml"))
+def workflow_problems(folder: Path = WORKFLOWS, dependabot: Path = DEPENDABOT) -> list[str]:
+    workflows = sorted(folder.glob("*.y*ml"))
     if not workflows:
-        return [f"no workflow in {WORKFLOWS.relative_to(ROOT)}"]
+        return [f"no workflow in {folder}"]
     schema = [sys.executable, "-m", "check_jsonschema", "--builtin-schema"]
     problems = run_tool([*schema, "vendor.github-workflows", *map(str, workflows)])
-    if DEPENDABOT.exists():
-        problems += run_tool([*schema, "vendor.dependabot", str(DEPENDABOT)])
+    if dependabot.exists():
+        problems += run_tool([*schema, "vendor.dependabot", str(dependabot)])
     return problems
+
+
+def tag_problems(tag: str | None, version: str) -> list[str]:
+    if tag in (None, f"v{version}"):
+        return []
+    return [f"the tag {tag} is not v{version}, the version in companion/pyproject.toml"]
 
 
 def check(outdir: Path, tag: str | None) -> list[str]:
     """Everything `make test` checks before a release; the list of problems."""
     version = bootstrap_cell.companion_version()
-    problems = [] if tag in (None, f"v{version}") else [
-        f"the tag {tag} is not v{version}, the version in companion/pyproject.toml"
-    ]
+    problems = tag_problems(tag, version)
     sdist, wheel = build_distributions(outdir)
     for path in (sdist, wheel):
         print(f"built {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "

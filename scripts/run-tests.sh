@@ -30,6 +30,9 @@ echo "== pytest: unit, cross-checks, book tests, strict nbval of ${#chapters[@]}
   --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
   --nbval-cell-timeout=600 || status=1
 
+echo "== publishing: the companion's sdist and wheel, twine check, workflow schemas (README.md)"
+"$PY" scripts/check_publishing.py || status=1
+
 wait "$colab" || status=1
 echo "== Colab bootstrap test (ran alongside)"
 cat "$COLAB_LOG"
