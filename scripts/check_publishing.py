@@ -204,7 +204,9 @@ def released(version: str) -> tuple[bool, list[str]]:
     except urllib.error.HTTPError as error:
         if error.code == 404:
             return False, []
-        raise
+        return False, [f"PyPI answered {error.code} for miniautograd {version}"]
+    except OSError as error:
+        return False, [f"could not ask PyPI whether miniautograd {version} exists: {error}"]
     wheels = [f for f in files if f["packagetype"] == "bdist_wheel"]
     if not wheels:
         return True, [f"PyPI has miniautograd {version} but no wheel of it"]

@@ -178,6 +178,16 @@ def test_the_release_check(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     assert "does not match PyPI's sha256" in problems[0]
 
 
+def test_the_release_check_fails_without_an_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreachable(url: str, timeout: float) -> io.BytesIO:
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(urllib.request, "urlopen", unreachable)
+    found, [problem] = check_publishing.released(VERSION)
+    assert not found
+    assert "could not ask PyPI" in problem
+
+
 def workflow(name: str) -> dict[str, Any]:
     loaded = yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
     loaded["on"] = loaded.pop(True, loaded.get("on"))  # YAML 1.1 reads the key `on` as True
@@ -247,3 +257,21 @@ def test_pages_pin_the_launch_buttons_to_the_published_commit() -> None:
     assert found.group(1) == f"  branch: {configured_branch()}"
     assert found.group(1) in (ROOT / "_config.yml").read_text().splitlines()
 
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "output"),
+    [
+        ((False, []), 0, "released=false\n"),
+        ((True, []), 0, "released=true\n"),
+        ((True, ["PyPI's wheel: differs from the source: ops/add.py"]), 1, "released=false\n"),
+    ],
+)
+def test_the_pages_gate_tells_the_workflow(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    answer: tuple[bool, list[str]], status: int, output: str,
+) -> None:
+    monkeypatch.setattr(check_publishing, "released", lambda version: answer)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "output"))
+    assert check_publishing.main(["--released"]) == status
+    assert (tmp_path / "output").read_text() == output
