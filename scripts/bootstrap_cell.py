@@ -1,9 +1,10 @@
 """Write the Colab bootstrap cell at the top of each chapter notebook.
 
 Every chapter starts with the same hidden cell (tag ``remove-cell``): outside Colab it does
-nothing; in a Colab runtime without the companion package it pip-installs it from the
-repository named in _config.yml, with the pinned packages Colab lacks, so that the repository
-URL and the versions live in one place (_config.yml and requirements.txt). Usage::
+nothing; in a Colab runtime that lacks the companion release the chapter was executed with, it
+pip-installs that release from PyPI (``miniautograd==<version of companion/pyproject.toml>``: a
+published version's files never change) with the pinned packages Colab lacks. So the version
+lives in one place (companion/pyproject.toml) and the other pins in requirements.txt. Usage::
 
     python scripts/bootstrap_cell.py book/chapters/*.ipynb          # insert or update
     python scripts/bootstrap_cell.py --check book/chapters/*.ipynb  # exit 1 if out of date
@@ -17,42 +18,44 @@ import sys
 from pathlib import Path
 
 import nbformat
-import yaml
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 TAG = "remove-cell"
 # What the chapters import that Google Colab does not ship (or ships at another version).
 COLAB_EXTRAS = ("micrograd", "mygrad", "autograd", "gymnasium")
-# Environment variables the cell honours (tests/book/test_colab_bootstrap.py sets them).
-SOURCE_VARIABLE = "AUTOGRAD_BOOK_INSTALL_SOURCE"
+# Makes the cell act as in Colab (tests/book/test_colab_bootstrap.py sets it).
 FORCE_VARIABLE = "AUTOGRAD_BOOK_FORCE_COLAB"
 
 TEMPLATE = """\
 # Set-up for Google Colab (hidden in the book). Elsewhere this cell does nothing.
-import importlib.util
+import importlib.metadata
 import os
 import sys
 
+# The miniautograd release that produced this page's outputs.
+companion = "{version}"
 in_colab = "google.colab" in sys.modules or os.environ.get("{force}")
-if in_colab and importlib.util.find_spec("miniautograd") is None:
-    import subprocess
+if in_colab:
+    try:
+        installed = importlib.metadata.version("miniautograd")
+    except importlib.metadata.PackageNotFoundError:
+        installed = None
+    if installed != companion:
+        import subprocess
 
-    companion = os.environ.get(
-        "{source}",
-        "{companion}",
-    )
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", companion]
-    pip += [
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", f"miniautograd=={{companion}}"]
+        pip += [
 {extras}
-    ]
-    subprocess.run(pip, check=True)
-    importlib.invalidate_caches()"""
+        ]
+        subprocess.run(pip, check=True)
+        importlib.invalidate_caches()"""
 
 
-def companion_url(config: Path = ROOT / "_config.yml") -> str:
-    """The pip requirement of the companion package, from `repository` in _config.yml."""
-    repository = yaml.safe_load(config.read_text())["repository"]
-    return f"git+{repository['url']}@{repository['branch']}#subdirectory=companion"
+def companion_version(pyproject: Path = ROOT / "companion" / "pyproject.toml") -> str:
+    """The companion's one version number, from companion/pyproject.toml."""
+    with pyproject.open("rb") as file:
+        return tomllib.load(file)["project"]["version"]
 
 
 def pins(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
@@ -67,10 +70,8 @@ def bootstrap_source() -> str:
     missing = [name for name in COLAB_EXTRAS if name not in pinned]
     if missing:
         raise SystemExit(f"requirements.txt has no `==` pin for {missing}")
-    extras = "\n".join(f'        "{pinned[name]}",' for name in COLAB_EXTRAS)
-    return TEMPLATE.format(
-        force=FORCE_VARIABLE, source=SOURCE_VARIABLE, companion=companion_url(), extras=extras
-    )
+    extras = "\n".join(f'            "{pinned[name]}",' for name in COLAB_EXTRAS)
+    return TEMPLATE.format(version=companion_version(), force=FORCE_VARIABLE, extras=extras)
 
 
 def is_bootstrap(cell: nbformat.NotebookNode) -> bool:

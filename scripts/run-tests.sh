@@ -48,6 +48,9 @@ wait "$other_python" || status=1
 echo "== Chapters on Python $OTHER_PYTHON_VERSION (ran alongside)"
 cat "$PYTHON_LOG"
 
+echo "== publishing: the companion's sdist and wheel, twine check, workflow schemas (README.md)"
+"$PY" scripts/check_publishing.py || status=1
+
 wait "$colab" || status=1
 echo "== Colab bootstrap test (ran alongside)"
 cat "$COLAB_LOG"

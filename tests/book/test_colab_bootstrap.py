@@ -1,19 +1,21 @@
-"""The Colab bootstrap cell does nothing outside Colab, and in a Colab-like environment (only
-tests/colab-requirements.txt installed) it installs what every chapter needs to run.
+"""The Colab bootstrap cell does nothing outside Colab; in Colab it installs the companion
+release the chapters were executed with (`miniautograd==<version of companion/pyproject.toml>`,
+from PyPI) and the pinned extras; the chapters say which version they ran with.
 
-The Colab-like venv is built once under _build/colab-venv and rebuilt when
-tests/colab-requirements.txt changes. Each session first uninstalls what a bootstrap cell
-installed, so the first notebook really installs the companion and the pinned extras (from
-PyPI). The companion comes from a wheel built from this checkout once per session and handed
-to the cell through AUTOGRAD_BOOK_INSTALL_SOURCE (the same build pip does from the repository
-URL in Colab, done once instead of once per chapter).
+The Colab-like test builds a venv with only tests/colab-requirements.txt under
+_build/colab-venv (rebuilt when that file changes); each session first uninstalls what a
+bootstrap cell installed. It then builds the companion's wheel from this checkout, as the
+release workflow does, and offers it to pip as a local index (PIP_FIND_LINKS, pip's own
+setting): the cell runs exactly the command a reader's Colab runs, and pip finds
+`miniautograd==<version>` there, as a reader's pip finds it on PyPI.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,29 +23,42 @@ import venv
 from pathlib import Path
 
 import bootstrap_cell
+import check_publishing
+import execute_notebooks
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 from site_tools import CHAPTERS, ROOT
+
+import miniautograd
 
 VENV = ROOT / "_build" / "colab-venv"
 REQUIREMENTS = ROOT / "tests" / "colab-requirements.txt"
 RECORD = VENV / "colab-requirements.txt"
 INSTALLED_BY_BOOTSTRAP = ("miniautograd", *bootstrap_cell.COLAB_EXTRAS)
 RUNNER = ROOT / "scripts" / "execute_notebooks.py"
+# What each chapter's first visible code cell prints (the versions the page was executed with).
+VERSIONS_LINE = re.compile(r"^PyTorch (\S+), miniautograd (\S+)$", re.MULTILINE)
+VERSIONS_CODE = 'print(f"PyTorch {torch.__version__}, miniautograd {mini.__version__}")'
 
 
-def run_bootstrap(monkeypatch: pytest.MonkeyPatch, installed: bool = False) -> list[list[str]]:
+def run_bootstrap(
+    monkeypatch: pytest.MonkeyPatch, installed: str | None = None
+) -> list[list[str]]:
     """Execute the cell's source here, recording (not running) its pip commands, as if the
-    companion were `installed` or not."""
+    companion were installed at version `installed` (None: not installed)."""
     commands: list[list[str]] = []
     monkeypatch.setattr(subprocess, "run", lambda command, **_: commands.append(command))
-    real_find_spec = importlib.util.find_spec
+    real_version = importlib.metadata.version
 
-    def find_spec(name: str, *args: object) -> object:
-        return None if name == "miniautograd" and not installed else real_find_spec(name, *args)
+    def version(name: str) -> str:
+        if name != "miniautograd":
+            return real_version(name)
+        if installed is None:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return installed
 
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(importlib.metadata, "version", version)
     exec(bootstrap_cell.bootstrap_source(), {})
     return commands
 
@@ -54,30 +69,107 @@ def test_outside_colab_the_cell_does_nothing(monkeypatch: pytest.MonkeyPatch) ->
     assert run_bootstrap(monkeypatch) == []
 
 
-def test_in_colab_the_cell_installs_from_the_configured_repository(
+def test_in_colab_the_cell_installs_the_release_of_pyproject(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv(bootstrap_cell.SOURCE_VARIABLE, raising=False)
     monkeypatch.setitem(sys.modules, "google.colab", sys)
     [command] = run_bootstrap(monkeypatch)
     pins = bootstrap_cell.pins()
     assert command[:4] == [sys.executable, "-m", "pip", "install"]
-    url = "git+https://github.com/miniautograd/autograd-book@main#subdirectory=companion"
-    assert url in command
+    assert f"miniautograd=={bootstrap_cell.companion_version()}" in command
     assert {pins[name] for name in bootstrap_cell.COLAB_EXTRAS} <= set(command)
+    # Nothing that can move: every requirement is an exact release.
+    requirements = [part for part in command[4:] if not part.startswith("-")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", r) for r in requirements)
 
 
-def test_in_colab_the_cell_skips_an_installed_companion(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_colab_the_cell_skips_the_release_when_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv(bootstrap_cell.FORCE_VARIABLE, "1")
-    assert run_bootstrap(monkeypatch, installed=True) == []
+    assert run_bootstrap(monkeypatch, installed=bootstrap_cell.companion_version()) == []
 
 
-def test_the_install_source_can_be_overridden(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_colab_the_cell_replaces_another_version(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(bootstrap_cell.FORCE_VARIABLE, "1")
-    monkeypatch.setenv(bootstrap_cell.SOURCE_VARIABLE, "/somewhere/companion")
-    [command] = run_bootstrap(monkeypatch)
-    assert "/somewhere/companion" in command
-    assert bootstrap_cell.companion_url() not in command
+    [command] = run_bootstrap(monkeypatch, installed="0.0.1")
+    assert f"miniautograd=={bootstrap_cell.companion_version()}" in command
+
+
+def test_the_version_is_the_one_of_pyproject() -> None:
+    assert miniautograd.__version__ == bootstrap_cell.companion_version()
+
+
+def version_problems(
+    notebook: nbformat.NotebookNode, companion: str, torch_pin: str
+) -> list[str]:
+    """The first visible code cell must print the versions the chapter was executed with, and
+    they must be the companion the bootstrap cell installs and the torch requirements.txt pins."""
+    visible = [
+        cell for cell in notebook.cells
+        if cell.cell_type == "code" and bootstrap_cell.TAG not in cell.metadata.get("tags", [])
+    ]
+    if not visible:
+        return ["no visible code cell"]
+    printed = "".join(out.get("text", "") for out in visible[0].outputs
+                      if out.output_type == "stream")
+    found = VERSIONS_LINE.search(printed)
+    if found is None:
+        return [f"the first visible code cell does not print the versions ({VERSIONS_CODE})"]
+    torch, mini = found.groups()
+    problems = []
+    if mini != companion:
+        problems.append(f"executed with miniautograd {mini}, but the bootstrap cell installs "
+                        f"{companion}: run `make execute`")
+    if torch.split("+")[0] != torch_pin:
+        problems.append(f"executed with PyTorch {torch}, but requirements.txt pins {torch_pin}")
+    return problems
+
+
+def versions_notebook(printed: str) -> nbformat.NotebookNode:
+    bootstrap = new_code_cell(bootstrap_cell.bootstrap_source(), metadata={"tags": ["remove-cell"]})
+    first = new_code_cell(f"import torch\nimport miniautograd as mini\n{VERSIONS_CODE}",
+                          outputs=[new_output("stream", name="stdout", text=printed)])
+    return new_notebook(cells=[bootstrap, first, new_code_cell("x = 1")])
+
+
+def test_the_version_check_accepts_the_bootstrap_version() -> None:
+    notebook = versions_notebook("PyTorch 2.13.0+cpu, miniautograd 0.4.2\n")
+    assert version_problems(notebook, "0.4.2", "2.13.0") == []
+
+
+@pytest.mark.parametrize(
+    ("printed", "problem"),
+    [
+        ("PyTorch 2.13.0+cpu, miniautograd 0.4.1\n", "executed with miniautograd 0.4.1"),
+        ("PyTorch 2.12.0, miniautograd 0.4.2\n", "executed with PyTorch 2.12.0"),
+        ("miniautograd 0.4.2\n", "does not print the versions"),
+        ("", "does not print the versions"),
+    ],
+)
+def test_the_version_check_finds(printed: str, problem: str) -> None:
+    [found] = version_problems(versions_notebook(printed), "0.4.2", "2.13.0")
+    assert problem in found
+
+
+@pytest.mark.slow
+def test_the_version_check_reads_a_real_run(tmp_path: Path) -> None:
+    """The line as a kernel prints it passes; checked against another companion version (a
+    chapter executed before the version changed), it fails."""
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(versions_notebook(""), path)
+    execute_notebooks.execute(path, write=True)
+    notebook = nbformat.read(path, as_version=4)
+    torch_pin = bootstrap_cell.pins()["torch"].split("==")[1]
+    assert version_problems(notebook, miniautograd.__version__, torch_pin) == []
+    assert version_problems(notebook, "99.0.0", torch_pin) != []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_chapter_was_executed_with_the_versions_the_bootstrap_installs(path: Path) -> None:
+    torch_pin = bootstrap_cell.pins()["torch"].split("==")[1]
+    notebook = nbformat.read(path, as_version=4)
+    assert version_problems(notebook, bootstrap_cell.companion_version(), torch_pin) == []
 
 
 @pytest.fixture(scope="session")
@@ -96,24 +188,19 @@ def colab_python() -> Path:
 
 
 @pytest.fixture(scope="session")
-def companion_wheel(colab_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel of this checkout's companion package, built from a copy (setuptools leaves
-    build/ behind in the tree it builds)."""
-    folder = tmp_path_factory.mktemp("wheel")
-    source = folder / "companion"
-    junk = shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
-    shutil.copytree(ROOT / "companion", source, ignore=junk)
-    build = [str(colab_python), "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(folder)]
-    subprocess.run([*build, str(source)], check=True, timeout=600)
-    [wheel] = folder.glob("miniautograd-*.whl")
-    return wheel
+def local_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the sdist and wheel of this checkout's companion, built as the release
+    workflow builds them: pip's find-links stands in for PyPI."""
+    folder = tmp_path_factory.mktemp("index")
+    check_publishing.build_distributions(folder)
+    return folder
 
 
-def run_in_colab_venv(python: Path, wheel: Path, notebook: Path, *, write: bool) -> None:
+def run_in_colab_venv(python: Path, index: Path, notebook: Path, *, write: bool) -> None:
     env = {
         **os.environ,
         bootstrap_cell.FORCE_VARIABLE: "1",
-        bootstrap_cell.SOURCE_VARIABLE: str(wheel),
+        "PIP_FIND_LINKS": " ".join([str(index), *os.environ.get("PIP_FIND_LINKS", "").split()]),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
     env.pop("VIRTUAL_ENV", None)
@@ -124,10 +211,13 @@ def run_in_colab_venv(python: Path, wheel: Path, notebook: Path, *, write: bool)
 
 
 @pytest.mark.slow
-def test_the_bootstrap_installs_the_companion_into_a_colab_like_venv(
-    colab_python: Path, companion_wheel: Path, tmp_path: Path
+def test_the_bootstrap_installs_the_release_into_a_colab_like_venv(
+    colab_python: Path, local_index: Path, tmp_path: Path
 ) -> None:
-    probe = "import json, miniautograd\nprint(json.dumps(miniautograd.__file__))"
+    probe = (
+        "import json, os, miniautograd\n"
+        "print(json.dumps([os.path.dirname(miniautograd.__file__), miniautograd.__version__]))"
+    )
     notebook = new_notebook(
         cells=[
             new_code_cell(bootstrap_cell.bootstrap_source(), metadata={"tags": ["remove-cell"]}),
@@ -136,15 +226,24 @@ def test_the_bootstrap_installs_the_companion_into_a_colab_like_venv(
     )
     path = tmp_path / "bootstrap_only.ipynb"
     nbformat.write(notebook, path)
-    run_in_colab_venv(colab_python, companion_wheel, path, write=True)
+    run_in_colab_venv(colab_python, local_index, path, write=True)
     [output] = nbformat.read(path, as_version=4).cells[1].outputs
-    location = Path(json.loads(output.text))
-    assert location.is_relative_to(VENV), "imported the checkout, not the installed package"
+    location, version = json.loads(output.text)
+    assert Path(location).is_relative_to(VENV), "imported the checkout, not the installed package"
+    assert version == bootstrap_cell.companion_version()
+    installed = check_publishing.package_files(Path(location))
+    assert check_publishing.file_differences(installed, check_publishing.package_files()) == []
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
 def test_chapter_runs_in_a_colab_like_venv(
-    colab_python: Path, companion_wheel: Path, path: Path
+    colab_python: Path, local_index: Path, path: Path, tmp_path: Path
 ) -> None:
-    run_in_colab_venv(colab_python, companion_wheel, path, write=False)
+    """The chapter, its bootstrap cell as `make execute` writes it (test_notebooks checks that
+    the committed one is current), run alone in a folder as Colab opens it."""
+    notebook = nbformat.read(path, as_version=4)
+    bootstrap_cell.update(notebook)
+    copy = tmp_path / path.name
+    nbformat.write(notebook, copy)
+    run_in_colab_venv(colab_python, local_index, copy, write=False)

@@ -4,6 +4,8 @@
 unchanged and gives the same numbers (random numbers included: the generator is torch's).
 """
 
+from importlib.metadata import version as _installed_version
+
 from . import autograd, cuda, distributions, nn, optim
 from ._backend import device
 from ._creation import (
@@ -124,4 +126,5 @@ from .autograd.grad_mode import (
 globals().update({"bool": bool_, "float": float32, "double": float64, "long": int64,
                   "int": int32})
 
-__version__ = "0.1.0"
+# The version in companion/pyproject.toml, as installed (one number, one place).
+__version__ = _installed_version(__name__)
