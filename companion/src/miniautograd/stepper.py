@@ -128,6 +128,7 @@ class BackwardRecording:
             active_edges=frozenset(active if k else {root_key}),
             edge_labels=labels,
             grads={nid: summarize(g) for nid, g in self.grads(k).items()},
+            edge_ids=True,
         )
 
     @cached_property

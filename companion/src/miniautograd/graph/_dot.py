@@ -65,6 +65,7 @@ class Decorations:
     edge_labels: Mapping[tuple[str, str, int], str] = field(default_factory=dict)
     grads: Mapping[str, str | None] | None = None
     layout: Layout | None = None
+    edge_ids: bool = False  # name each edge (edge_id), for a layout to be stored and reused
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,7 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
     stubs = {flow[i] for i in _long_edges(list(kept), [links[i] for i in flow])}
     for i, (e, (src, dst)) in enumerate(zip(drawn, links, strict=True)):
         name = edge_id(e.src, e.dst, e.slot, prefix)
-        attrs = {"id": name}
+        attrs = {"id": name} if deco.edge_ids or deco.layout is not None else {}
         if e.kind == "saved":
             attrs.update(style="dashed", arrowhead="none")
         key = (e.src, e.dst, e.slot)
@@ -270,8 +271,9 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
         )
         for inner in dict.fromkeys(cut):
             name = f"{prefix}e_{inner}_more"
-            g.edge(prefix + inner, more, id=name, style="dashed",
-                   **(deco.layout.edges.get(name, {}) if deco.layout is not None else {}))
+            ids = {"id": name} if deco.edge_ids or deco.layout is not None else {}
+            place_edge = deco.layout.edges.get(name, {}) if deco.layout is not None else {}
+            g.edge(prefix + inner, more, style="dashed", **ids, **place_edge)
 
 
 def _new_digraph(name: str) -> Any:
