@@ -5,9 +5,9 @@
   read from the executed notebook: the first visible code cell of every chapter prints
   ``PyTorch <torch.__version__>, miniautograd <miniautograd.__version__>``; nobody types
   them. The Colab link is built from ``repository`` in _config.yml, as the bootstrap cell is.
-- Output images: loaded lazily (the first screen of a chapter costs what it shows); alt text
-  from a figure's caption when the cell gives none (``mystnb.image.alt`` in the cell's
-  metadata is the usual way); a drawing whose smallest text would be under 10 px at the
+- Output images: alt text from the cell's metadata ``alt`` (a string, or one string per
+  image output), else from a figure's caption; loaded lazily (the first screen of a chapter
+  costs what it shows); a drawing whose smallest text would be under 10 px at the
   column's width spans the wider, full-width column; and every image wider than a phone
   screen links to its full-size file.
 """
@@ -24,6 +24,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 
 CHAPTERS = "book/chapters/"
 COLAB = "https://colab.research.google.com/github"
@@ -35,6 +36,8 @@ COLUMN = 700
 FULL_WIDTH = 950
 PHONE = 360
 SMALLEST_TEXT = 10.0  # px, at the width the page shows a drawing on desktop
+
+logger = logging.getLogger(__name__)
 
 
 # ---- versions and links ---------------------------------------------------------------------
@@ -125,9 +128,29 @@ def _figure_caption(node: nodes.image) -> str:
     return caption.astext() if caption is not None else ""
 
 
+def _alt_texts(doctree: nodes.document) -> None:
+    """Alt text from the cell's metadata ``alt``: a string for its one image, or a list with
+    one string per image output, in order. (myst-nb's ``mystnb.image.alt`` works too.)"""
+    for cell in doctree.findall(nodes.container):
+        alt = cell.get("cell_metadata", {}).get("alt") if cell.get("nb_element") else None
+        if alt is None:
+            continue
+        images = list(cell.findall(nodes.image))
+        texts = [alt] if isinstance(alt, str) else list(alt)
+        if len(texts) != len(images):
+            logger.warning(
+                f"cell {cell.get('cell_index')}: {len(images)} output image(s) but "
+                f"{len(texts)} alt text(s) in its metadata",
+                location=cell,
+            )
+        for image, text in zip(images, texts, strict=False):
+            image["alt"] = text
+
+
 def _outputs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if app.builder.format != "html" or not docname.startswith(CHAPTERS):
         return
+    _alt_texts(doctree)
     for node in list(doctree.findall(nodes.image)):
         node["loading"] = "lazy"
         if not node.get("alt") and _figure_caption(node):
