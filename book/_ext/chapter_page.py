@@ -30,10 +30,9 @@ CHAPTERS = "book/chapters/"
 COLAB = "https://colab.research.google.com/github"
 VERSIONS = re.compile(r"^PyTorch (\S+), miniautograd (\S+)$", re.MULTILINE)
 HIDDEN_TAGS = {"remove-cell", "remove-input"}
-# CSS pixels: the article column at 1366 px (sphinx-book-theme, both sidebars shown), the
-# full-width column there (136 % of it), and a phone's column (390 px screen).
-COLUMN = 700
-FULL_WIDTH = 950
+# CSS pixels: the article column at 1366 px (sphinx-book-theme with both sidebars: 757 px,
+# rounded down), and a phone's column (390 px screen).
+COLUMN = 750
 PHONE = 360
 SMALLEST_TEXT = 10.0  # px, at the width the page shows a drawing on desktop
 
