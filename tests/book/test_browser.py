@@ -57,6 +57,8 @@ INSPECT = """async ({desktop}) => {
   const images = [...document.querySelectorAll('.bd-article img')];
   images.forEach(i => { i.loading = 'eager'; });
   await Promise.all(images.map(i => i.decode().catch(() => null)));
+  // Colours are read once the theme's transitions (e.g. into dark mode) have finished.
+  await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
   const article = document.querySelector('.bd-article');
   const articleBox = article ? article.getBoundingClientRect() : null;
   const math = [...document.querySelectorAll('.bd-article .math')];
