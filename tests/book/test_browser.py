@@ -22,7 +22,7 @@ import functools
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -47,6 +47,11 @@ HEIGHT = {PHONE: 844, TABLET: 1100, DESKTOP: 900}
 CHAPTER_BUDGET = 1_500_000  # bytes of a chapter's cold load, uncompressed
 SMALLEST_TEXT = chapter_page.SMALLEST_TEXT  # px, drawing text at page width on desktop
 CONTRAST = 4.5
+
+# The theme's script resolves data-theme="auto" to the system's colours; until it has run
+# the page has neither theme's colours. A page that never gets there is reported.
+THEME_SET = "() => ['light', 'dark'].includes(document.documentElement.dataset.theme)"
+THEME_TIMEOUT_MS = 10_000
 
 # Runs in the page once it went idle: the cold load first, then what a reader would see.
 INSPECT = """async ({desktop}) => {
@@ -238,6 +243,8 @@ def open_page(
     page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
     try:
         page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
+        with suppress(PlaywrightError):  # on a busy machine the theme's script may come late
+            page.wait_for_function(THEME_SET, timeout=THEME_TIMEOUT_MS)
         seen = page.evaluate(INSPECT, {"desktop": width >= DESKTOP})
         found += reader_problems(seen, mode, width, page, site)
         stem = name.removesuffix(".html").replace("/", "_")
