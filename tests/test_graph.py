@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 import torch
@@ -467,3 +468,146 @@ def test_graphviz_is_imported_only_when_drawing() -> None:
         "assert 'graphviz' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---- geometry: every edge is drawn where it belongs ------------------------------------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+TOUCH = 3.0  # points: an edge end that meets its node's border, with Graphviz's rounding
+LABEL_GAP = 6.0  # points between an edge's label box and the nearest point of its own path
+
+Point = tuple[float, float]
+Box = tuple[float, float, float, float]
+
+
+def _coordinates(text: str) -> list[Point]:
+    values = [float(v) for v in NUMBER.findall(text)]
+    return list(zip(values[::2], values[1::2], strict=True))
+
+
+def _shape_points(shape: Any) -> list[Point]:
+    """The absolute points of one Graphviz shape (Graphviz writes absolute M/C paths)."""
+    tag = shape.tag.removeprefix(SVG)
+    if tag in ("polygon", "polyline"):
+        return _coordinates(shape.get("points", ""))
+    if tag == "path":
+        return _coordinates(shape.get("d", ""))
+    if tag == "ellipse":
+        cx, cy, rx, ry = (float(shape.get(k)) for k in ("cx", "cy", "rx", "ry"))
+        return [(cx - rx, cy - ry), (cx + rx, cy + ry)]
+    if tag == "text":
+        return [(float(shape.get("x")), float(shape.get("y")))]
+    return []
+
+
+def _box(points: list[Point]) -> Box:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _to_box(p: Point, box: Box) -> float:
+    dx = max(box[0] - p[0], 0.0, p[0] - box[2])
+    dy = max(box[1] - p[1], 0.0, p[1] - box[3])
+    return (dx * dx + dy * dy) ** 0.5
+
+
+def _bezier(d: str) -> list[Point]:
+    """Points along a Graphviz edge path ``M p0 C p1 p2 p3 [p4 p5 p6 ...]``."""
+    pts = _coordinates(d)
+    curve = [pts[0]]
+    for i in range(1, len(pts) - 2, 3):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts[i - 1 : i + 3]
+        for k in range(1, 21):
+            t = k / 20
+            a, b, c, e = (1 - t) ** 3, 3 * t * (1 - t) ** 2, 3 * t * t * (1 - t), t**3
+            curve.append((a * x0 + b * x1 + c * x2 + e * x3, a * y0 + b * y1 + c * y2 + e * y3))
+    return curve
+
+
+def edge_problems(svg_text: str) -> tuple[int, list[str]]:
+    """(edges checked, problems) of one Graphviz SVG: each edge titled ``A->B`` must start at
+    A's box, end (its arrow's tip, if it has one) at B's box, and carry its label on its path."""
+    root = ElementTree.fromstring(svg_text[svg_text.index("<svg") :])
+    boxes: dict[str, Box] = {}
+    for node in root.iter(f"{SVG}g"):
+        if node.get("class") == "node":
+            shapes = [p for s in node if s.tag != f"{SVG}text" for p in _shape_points(s)]
+            if shapes:
+                boxes[node.findtext(f"{SVG}title")] = _box(shapes)
+    problems: list[str] = []
+    checked = 0
+    for edge in root.iter(f"{SVG}g"):
+        if edge.get("class") != "edge":
+            continue
+        checked += 1
+        title = edge.findtext(f"{SVG}title")
+        tail, head = (end.partition(":")[0] for end in title.split("->"))
+        path = edge.find(f"{SVG}path")
+        if path is None or tail not in boxes or head not in boxes:
+            problems.append(f"{title}: no path, or an end that is not a drawn node")
+            continue
+        curve = _bezier(path.get("d"))
+        if _to_box(curve[0], boxes[tail]) > TOUCH:
+            problems.append(f"{title}: starts at {curve[0]}, away from {tail} {boxes[tail]}")
+        polygons = edge.findall(f"{SVG}polygon")
+        arrows = [_shape_points(p) for p in polygons if p.get("stroke") == path.get("stroke")]
+        if arrows:
+            tip = min((p for a in arrows for p in a), key=lambda p: _to_box(p, boxes[head]))
+            near = min(_to_box(curve[-1], _box(a)) for a in arrows)
+            if _to_box(tip, boxes[head]) > TOUCH or near > TOUCH:
+                problems.append(f"{title}: arrow at {tip}, away from {head} {boxes[head]}")
+        elif _to_box(curve[-1], boxes[head]) > TOUCH:
+            problems.append(f"{title}: ends at {curve[-1]}, away from {head} {boxes[head]}")
+        boxes_drawn = [s for s in polygons if s.get("stroke") != path.get("stroke")]
+        label = [p for s in boxes_drawn or edge.findall(f"{SVG}text") for p in _shape_points(s)]
+        if label:
+            gap = min(_to_box(p, _box(label)) for p in curve)
+            if gap > LABEL_GAP:
+                problems.append(f"{title}: label {_box(label)} is {gap:.0f} pt from its path")
+    return checked, problems
+
+
+def drawings() -> dict[str, Any]:
+    """One of each kind of drawing the book shows, with labels, stubs and clusters."""
+    import miniautograd.static as st
+
+    y, x = x2_exp(torch)
+    loss, params = two_layer_net(torch)
+    loss.backward(retain_graph=True)
+    deep = torch.randn(2, requires_grad=True)
+    chain = deep
+    for i in range(200):
+        chain = chain + deep if i % 10 == 0 else chain.tanh()
+    with st.Graph().as_default():
+        a = st.placeholder(st.float32, (None, 3), name="a")
+        w = st.Variable(st.random_normal((3, 2)), name="w")
+        cost = st.reduce_sum(st.matmul(a, w) ** 2.0)
+        (g,) = st.gradients(cost, [w])
+        static = st.draw([cost, g, w.assign(w - 0.1 * g)])
+    return {
+        "backward": draw(y, names={"x": x}, show_data=True, show_grad=True, show_saved=True),
+        "forward": draw(loss, names=params, view="forward", show_saved=True),
+        "reuse": draw(OPS["reuse"](torch, *leaves(torch))),
+        "stubs": draw(chain, max_nodes=1000),
+        "cut": draw(loss, max_nodes=6),
+        "side_by_side": draw_side_by_side(*(two_layer_net(lib)[0] for lib in (mt, torch))),
+        "static": static,
+    }
+
+
+def test_every_drawing_draws_each_edge_from_its_tail_to_its_head() -> None:
+    for name, drawing in drawings().items():
+        checked, problems = edge_problems(drawing.svg())
+        assert checked == drawing.source.count(" -> ") and problems == [], name
+
+
+def test_the_geometry_check_finds_an_edge_drawn_to_the_wrong_node() -> None:
+    svg = draw(OPS["reuse"](torch, *leaves(torch))).svg()
+    assert edge_problems(svg)[1] == []
+    # Swap the paths of two edges, as a layout applied in the wrong order would.
+    paths = re.findall(r'(<g id="[^"]+" class="edge">\n<title>[^<]*</title>\n)(<path[^>]*>)', svg)
+    (head_a, path_a), (head_b, path_b) = paths[1], paths[2]
+    swapped = svg.replace(head_a + path_a, head_a + "\0").replace(head_b + path_b, head_b + path_a)
+    problems = edge_problems(swapped.replace("\0", path_b))[1]
+    assert len(problems) >= 2 and all("away from" in p for p in problems), problems

@@ -6,6 +6,7 @@ compares against a separate run that watches the leaves with tensor hooks.
 
 from __future__ import annotations
 
+import html
 import re
 from types import ModuleType
 from typing import Any
@@ -13,10 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from test_graph import custom_functions, two_layer_net
+from test_graph import custom_functions, edge_problems, two_layer_net
 
 import miniautograd as mt
-from miniautograd.graph._dot import ACTIVE
+from miniautograd.graph._dot import ACTIVE, edge_id
+from miniautograd.graph._trace import summarize
 from miniautograd.stepper import MAX_FRAMES, BackwardRecording, record_backward
 
 ENGINES = pytest.mark.parametrize("lib", [torch, mt], ids=["torch", "miniautograd"])
@@ -187,6 +189,63 @@ def test_frames_highlight_the_running_node_and_keep_their_geometry() -> None:
             grad = rec.grads(k)[nid]
             text = "grad: None" if grad is None else "grad: mean"
             assert text in node_block(svg, nid), (k, name)
+
+
+def chapter_one(lib: ModuleType) -> tuple[Any, dict[str, Any]]:
+    """Chapter 1's recording: b feeds Exp and Mul, so two edges end at b's AccumulateGrad."""
+    lib.manual_seed(0)
+    a = lib.randn(2, requires_grad=True)
+    b = lib.randn(2, requires_grad=True)
+    return (b.exp() + a * b).sum(), {"a": a, "b": b}
+
+
+BUILDS = pytest.mark.parametrize(
+    "build", [small, two_layer_net, chapter_one], ids=["small", "two_layer_net", "chapter_one"]
+)
+
+
+@ENGINES
+@BUILDS
+def test_every_frame_draws_each_edge_from_its_tail_to_its_head(lib: ModuleType, build: Any) -> None:
+    root, leaves = build(lib)
+    rec = record_backward(root, names=leaves)
+    drawn = sum(e.kind != "saved" for e in rec.graph.edges)
+    for k in range(len(rec)):
+        assert edge_problems(rec.frame(k).svg()) == (drawn, []), f"frame {k}"
+
+
+def edge_labels(svg: str) -> dict[str, str]:
+    """Edge id -> the text of its label, read from the SVG."""
+    found = {}
+    for block in re.findall(r'<g id="([^"]+)" class="edge">(.*?)</g>', svg, re.S):
+        texts = re.findall(r"<text[^>]*>([^<]*)</text>", block[1])
+        found[block[0]] = html.unescape(" ".join(texts))
+    return found
+
+
+@ENGINES
+@BUILDS
+def test_each_edge_is_labelled_with_the_gradient_it_carried(lib: ModuleType, build: Any) -> None:
+    root, leaves = build(lib)
+    rec = record_backward(root, names=leaves)
+    last = len(rec) - 1
+    labels = edge_labels(rec.frame(last).svg())
+    expected = {edge_id(*rec.root_edge, 0): str(summarize(rec.seed))}
+    for step in rec.steps:
+        nexts = rec.graph.by_id[step.node].next_functions
+        for slot, ((nid, _), g) in enumerate(zip(nexts, step.grad_inputs, strict=True)):
+            if nid is not None and g is not None:
+                expected[edge_id(step.node, nid, slot)] = str(summarize(g))
+    assert {k: labels[k] for k in expected} == expected
+    # What the edges into a leaf's AccumulateGrad carried adds up to that leaf's .grad.
+    for acc, leaf in ((e.src, e.dst) for e in rec.graph.edges if e.kind == "variable"):
+        into = [
+            step.grad_inputs[slot]
+            for step in rec.steps
+            for slot, (nid, _) in enumerate(rec.graph.by_id[step.node].next_functions)
+            if nid == acc and step.grad_inputs[slot] is not None
+        ]
+        np.testing.assert_allclose(sum(into), rec.grads(last)[leaf], rtol=1e-6)
 
 
 def test_html_is_deterministic_self_contained_and_has_unique_ids() -> None:

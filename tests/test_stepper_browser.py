@@ -11,6 +11,7 @@ Playwright only drives Debian's /usr/bin/chromium; it never downloads a browser.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 import torch
 from playwright.sync_api import Browser, Page, sync_playwright
-from test_graph import custom_functions, two_layer_net, x2_exp
+from test_graph import contrast, custom_functions, two_layer_net, x2_exp
 
 import miniautograd as mt
 from miniautograd.graph import draw, draw_side_by_side
@@ -111,6 +112,8 @@ def state(scope: Any) -> dict[str, Any]:
                   slider: root.querySelector('.mag-slider').value,
                   count: root.querySelector('.mag-count').textContent,
                   caption: on.length ? on[0].querySelector('figcaption').textContent : '',
+                  live: root.querySelector('[aria-live=polite]').textContent,
+                  name: on.length ? on[0].querySelector('svg').getAttribute('aria-label') : '',
                   svg: svg ? [svg.width, svg.height] : null,
                   next: root.querySelector('.mag-next').disabled};
         }"""
@@ -133,6 +136,18 @@ def test_buttons_slider_and_keys_step_through_the_frames(
     page.focus("[data-mag-stepper]")
     page.keyboard.press("ArrowRight")
     assert state(page)["shown"] == ["2"]
+    for focused in (".mag-slider", ".mag-next", ".mag-prev"):  # one step per key press
+        page.focus(focused)
+        page.keyboard.press("ArrowRight")
+        assert state(page)["shown"] == ["3"], focused
+        page.keyboard.press("ArrowLeft")
+        assert state(page)["shown"] == ["2"], focused
+    page.keyboard.press("End")
+    assert state(page)["shown"] == ["8"]
+    page.keyboard.press("Home")
+    assert state(page)["shown"] == ["0"]
+    page.click(".mag-next")
+    page.click(".mag-next")
     page.click(".mag-prev")
     assert state(page)["shown"] == ["1"]
     page.click(".mag-next")
@@ -145,6 +160,58 @@ def test_buttons_slider_and_keys_step_through_the_frames(
     last = state(page)
     assert last["shown"] == ["8"] and last["next"] is True
     assert visit.errors == [] and visit.outside(path) == []
+
+
+def test_the_caption_is_announced_and_each_frame_has_a_name(
+    visit: Visit, recording_html: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "a11y.html"
+    path.write_text(page_html(recording_html), encoding="utf-8")
+    page = visit.open(path)
+    for k in range(3):
+        now = state(page)
+        assert now["live"] == now["caption"] == now["name"] != ""
+        assert now["shown"] == [str(k)]
+        page.click(".mag-next")
+    names = page.eval_on_selector_all(
+        ".mag-frame svg", "svgs => svgs.map(s => [s.getAttribute('role'), s.ariaLabel])"
+    )
+    assert len(names) == 9 and all(role == "img" and name for role, name in names)
+
+
+TEXT_COLOURS = """root => [...root.querySelectorAll('*')]
+  .filter(e => e.getClientRects().length && [...e.childNodes].some(
+     n => n.nodeType === 3 && n.textContent.trim()) && !e.closest('svg'))
+  .map(e => [e.className || e.tagName, getComputedStyle(e).color])"""
+
+
+def rgb_hex(css: str) -> str:
+    r, g, b = (int(v) for v in re.findall(r"\d+", css)[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_text_reads_under_a_theme_that_greys_out_captions(
+    visit: Visit, recording_html: str, tmp_path: Path, mode: str
+) -> None:
+    """pydata-sphinx-theme's dark mode greys figcaptions and buttons: the card keeps >= 4.5:1."""
+    page_colour = BACKGROUNDS[mode][1]
+    theme = (
+        f"<style>figure figcaption, p, span, button {{color: {page_colour}}}"
+        f"button {{background: {BACKGROUNDS[mode][0]}}} html {{color-scheme: {mode}}}</style>"
+    )
+    path = tmp_path / "theme.html"
+    path.write_text(page_html(theme + recording_html, mode), encoding="utf-8")
+    for javascript in (True, False):
+        v = Visit(visit.context.browser, javascript=javascript)
+        page = v.open(path)
+        root = page.locator("[data-mag-stepper]").first
+        card = rgb_hex(root.evaluate("r => getComputedStyle(r).backgroundColor"))
+        found = root.evaluate(TEXT_COLOURS)
+        assert len(found) >= (4 if javascript else 9)
+        for what, colour in found:
+            assert contrast(rgb_hex(colour), card) >= 4.5, (what, colour, card)
+        v.context.close()
 
 
 def test_dark_page_screenshot(browser: Browser, recording_html: str, tmp_path: Path) -> None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import build_book
 
 ROOT = build_book.ROOT
+# The book's Sphinx extensions (book/_ext): the tests use their helpers (versions, image sizes).
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
 CHAPTERS = sorted((ROOT / "book" / "chapters").glob("*.ipynb"))
 # Folders of the site that hold assets, not pages.
-ASSET_DIRS = {"_static", "_sources", "_mathjax", "_images"}
+ASSET_DIRS = {"_static", "_sources", "_images"}
 
 
 def site_pages(site: Path) -> list[Path]:

@@ -1,6 +1,17 @@
-"""Every page of the built site, opened in headless Chromium in light and dark mode: no console
-error, no failed request, no request to any host but the local server, math typeset by MathJax,
-images and graph SVGs drawn. Full-page screenshots go to _build/screenshots/<page>-<mode>.png.
+"""Every page of the built site, opened cold in headless Chromium as a reader meets it: on a
+phone (390 px) and on a desktop (1366 px), in light and dark mode (a first visit: the colour
+follows the system's, nothing is stored yet).
+
+Each visit checks what a reader would see broken: a console error, a failed request, a
+request to any host but the local server, math not typeset, an image not drawn, an output
+block that runs off the column or scrolls sideways (only a cell tagged ``wide-table`` may),
+an error or warning that does not wrap, drawing text under 10 px (desktop), stepper text
+under 4.5:1 contrast; and it weighs the cold load (every byte the page fetched before it
+went idle; a chapter may take 1.5 MB). Full-page screenshots go to
+_build/screenshots/<page>-<width>-<mode>.png and the weights to _build/screenshots/cold-load.json.
+
+Also here: the menu and the in-page contents open on a phone, a tablet and a desktop, and a
+search finds the chapter a word is about, with snippets from the pages' text.
 
 Playwright only drives Debian's /usr/bin/chromium; it never downloads a browser.
 """
@@ -8,15 +19,17 @@ Playwright only drives Debian's /usr/bin/chromium; it never downloads a browser.
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
+import chapter_page
 import pytest
-from playwright.sync_api import Browser, Route, sync_playwright
+from playwright.sync_api import Browser, Page, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from site_tools import ROOT
 
@@ -29,36 +42,104 @@ HOST = "127.0.0.1"
 PAGE_TIMEOUT_MS = 30_000
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 MODES = ("light", "dark")
+PHONE, TABLET, DESKTOP = 390, 900, 1366
+HEIGHT = {PHONE: 844, TABLET: 1100, DESKTOP: 900}
+CHAPTER_BUDGET = 1_500_000  # bytes of a chapter's cold load, uncompressed
+SMALLEST_TEXT = chapter_page.SMALLEST_TEXT  # px, drawing text at page width on desktop
+CONTRAST = 4.5
 
-# Runs in the page once it has loaded: what a reader would see broken.
-INSPECT = """async () => {
-  // MathJax loads deferred: on a busy machine it may not have started yet. Wait for it
-  // (bounded) wherever the page has math and loads MathJax, then for its typesetting to finish.
-  const loadsMathJax = document.querySelector('script[src*="mathjax" i]');
-  if (loadsMathJax && document.querySelector('.bd-article .math')) {
-    const started = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
-    for (let i = 0; i < 200 && !started(); i++) {
-      await new Promise(resolve => setTimeout(resolve, 100));
+# The theme's script resolves data-theme="auto" to the system's colours; until it has run
+# the page has neither theme's colours. A page that never gets there is reported.
+THEME_SET = "() => ['light', 'dark'].includes(document.documentElement.dataset.theme)"
+THEME_TIMEOUT_MS = 10_000
+
+# Runs in the page once it went idle: the cold load first, then what a reader would see.
+INSPECT = """async ({desktop}) => {
+  const entries = [...performance.getEntriesByType('navigation'),
+                   ...performance.getEntriesByType('resource')];
+  const coldBytes = entries.reduce((sum, e) => sum + e.decodedBodySize, 0);
+  // Then load every image (they load lazily, as the reader scrolls) to check them all.
+  const images = [...document.querySelectorAll('.bd-article img')];
+  images.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(images.map(i => i.decode().catch(() => null)));
+  // Colours are read once the theme's transitions (e.g. into dark mode) have finished.
+  await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
+  const article = document.querySelector('.bd-article');
+  const articleBox = article ? article.getBoundingClientRect() : null;
+  const math = [...document.querySelectorAll('.bd-article .math')];
+  const rgb = c => (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+  const luminance = c => {
+    const [r, g, b] = rgb(c).map(v => v / 255).map(
+      v => v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const contrast = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const background = e => {
+    for (; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      if (c && !c.startsWith('rgba(0, 0, 0, 0)') && c !== 'transparent') { return c; }
+    }
+    return getComputedStyle(document.body).backgroundColor;
+  };
+  const lowContrast = [];
+  for (const root of document.querySelectorAll('.mag-stepper, p.chapter-run')) {
+    for (const e of root.querySelectorAll('*')) {
+      const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+      if (!own || !e.getClientRects().length || e.closest('svg')) continue;
+      const ratio = contrast(getComputedStyle(e).color, background(e));
+      if (ratio < 4.5) lowContrast.push(`${e.className || e.tagName} ${ratio.toFixed(2)}:1`);
     }
   }
-  if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; }
-  const math = [...document.querySelectorAll('.bd-article .math')];
-  const images = [...document.querySelectorAll('.bd-article img')];
-  const svgs = [...document.querySelectorAll('.bd-article .cell_output svg')];
+  const overflowing = [];
+  const unwrapped = [];
+  for (const block of document.querySelectorAll('.bd-article div.cell_output > *')) {
+    const cell = block.closest('div.cell');
+    const text = block.textContent.trim().slice(0, 70);
+    if (cell && cell.classList.contains('tag_wide-table')) {
+      const says = getComputedStyle(block.parentElement, '::before').content;
+      if (!says || says === 'none') overflowing.push(`wide table without its note: ${text}`);
+      continue;
+    }
+    const box = block.getBoundingClientRect();
+    const right = cell && cell.classList.contains('tag_full-width') ? innerWidth : articleBox.right;
+    const scrolls = [block, ...block.querySelectorAll('*')].some(e => !e.closest('svg')
+      && e.scrollWidth > e.clientWidth + 1
+      && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX));
+    if (scrolls || box.right > right + 1) overflowing.push(text || block.className);
+    for (const pre of block.querySelectorAll('pre')) {
+      if (getComputedStyle(pre).whiteSpace !== 'pre-wrap') unwrapped.push(text);
+    }
+  }
+  // Drawing text: inline SVG (the stepper) from its own font sizes; image files are sized
+  // by the test from the file.
+  const smallText = [];
+  if (desktop) {
+    for (const svg of document.querySelectorAll('.bd-article div.cell_output svg')) {
+      const box = svg.getBoundingClientRect();
+      const view = svg.viewBox && svg.viewBox.baseVal;
+      if (!box.width || !view || !view.width || svg.closest('mjx-container')) continue;
+      const sizes = [...svg.querySelectorAll('text[font-size]')].map(
+        t => parseFloat(t.getAttribute('font-size')) * box.width / view.width);
+      if (sizes.length && Math.min(...sizes) < 10) {
+        smallText.push(`inline SVG: ${Math.min(...sizes).toFixed(1)} px`);
+      }
+    }
+  }
+  const header = document.querySelector('#pst-header');
   return {
+    coldBytes,
+    requests: entries.length,
     theme: document.documentElement.dataset.theme,
     math: math.length,
-    untypeset: math.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent),
-    images: images.length,
-    brokenImages: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),
-    svgs: svgs.length,
-    emptySvgs: svgs.filter(s => {
-      if (s.childElementCount === 0) return true;
-      // Not displayed on purpose (a stepper frame other than the current one): no box to check.
-      if (s.getClientRects().length === 0) return false;
-      const box = s.getBoundingClientRect();
-      return box.width === 0 || box.height === 0;
-    }).length,
+    untypeset: math.filter(m => !m.querySelector('mjx-container svg')).map(m => m.textContent),
+    images: images.map(i => ({src: i.getAttribute('src'), width: i.getBoundingClientRect().width,
+                              drawn: i.complete && i.naturalWidth > 0})),
+    pageScrolls: document.documentElement.scrollWidth > innerWidth + 1,
+    headerHeight: header ? header.getBoundingClientRect().height : 0,
+    overflowing, unwrapped, smallText, lowContrast,
   };
 }"""
 
@@ -95,52 +176,53 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+@pytest.fixture(scope="module")
+def cold_loads() -> Iterator[dict[str, dict[str, int]]]:
+    """Cold-load bytes of every page visit, written to _build/screenshots/cold-load.json."""
+    found: dict[str, dict[str, int]] = {}
+    yield found
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "cold-load.json").write_text(json.dumps(found, indent=1, sort_keys=True))
+
+
+def context(browser: Browser, width: int, mode: str) -> object:
+    """A fresh context: an empty cache and no stored settings, as on a first visit."""
+    return browser.new_context(
+        color_scheme=mode, reduced_motion="reduce",
+        viewport={"width": width, "height": HEIGHT[width]},
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
-def test_every_page_renders_cleanly(
-    mode: str, browser: Browser, server: str, pages: list[Path], site: Path
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_every_page_reads_cleanly(
+    width: int, mode: str, browser: Browser, server: str, pages: list[Path], site: Path,
+    cold_loads: dict[str, dict[str, int]],
 ) -> None:
     problems: dict[str, list[str]] = {}
     typeset = 0
     for path in pages:
         name = path.relative_to(site).as_posix()
-        problems[name], seen = open_page(browser, f"{server}/{name}", mode, name)
+        found, seen = open_page(browser, f"{server}/{name}", width, mode, name, site)
+        problems[name] = found
         typeset += seen.get("math", 0)
+        if "coldBytes" in seen:
+            cold_loads.setdefault(name, {})[f"{width}-{mode}"] = seen["coldBytes"]
+            if name.startswith("book/chapters/") and seen["coldBytes"] > CHAPTER_BUDGET:
+                found.append(f"cold load {seen['coldBytes']:,} bytes > {CHAPTER_BUDGET:,}")
+    print(f"cold load at {width} px, {mode}: " + ", ".join(
+        f"{n.rsplit('/', 1)[-1]} {v[f'{width}-{mode}'] / 1e6:.2f} MB"
+        for n, v in sorted(cold_loads.items()) if f"{width}-{mode}" in v))
     assert {name: found for name, found in problems.items() if found} == {}
-    assert typeset > 0, "no page has math: the MathJax check would prove nothing"
+    assert typeset > 0, "no page has math: the math check would prove nothing"
 
 
-def test_the_page_check_reports_what_a_reader_would_see_broken(
-    browser: Browser, tmp_path: Path
-) -> None:
-    (tmp_path / "bad.html").write_text(
-        """<html data-theme="light"><body><article class="bd-article">
-        <p><span class="math">\\(x^2\\)</span></p><img src="missing.png">
-        <script src="https://cdn.example/lib.js"></script><script>notDefined()</script>
-        </article></body></html>"""
-    )
-    with serve(tmp_path) as url:
-        found, seen = open_page(browser, f"{url}/bad.html", "light", "check-bad")
-    (SCREENSHOTS / "check-bad-light.png").unlink()
-    assert seen["math"] == 1
-    expected = [
-        "request to another host: https://cdn.example/lib.js",
-        "page error: ",
-        "HTTP 404: ",
-        "math not typeset: ",
-        "image not drawn: ",
-    ]
-    assert [any(f.startswith(e) for f in found) for e in expected] == [True] * len(expected), found
-
-
-def open_page(browser: Browser, url: str, mode: str, name: str) -> tuple[list[str], dict]:
-    """Load one page in a fresh context; what went wrong, and what the page showed."""
-    context = browser.new_context(
-        color_scheme=mode, reduced_motion="reduce", viewport={"width": 1280, "height": 900}
-    )
-    context.add_init_script(
-        f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');"
-    )
+def open_page(
+    browser: Browser, url: str, width: int, mode: str, name: str, site: Path | None = None
+) -> tuple[list[str], dict]:
+    """Load one page cold; what went wrong, and what the page showed."""
+    ctx = context(browser, width, mode)
     found: list[str] = []
     seen: dict = {}
 
@@ -152,8 +234,8 @@ def open_page(browser: Browser, url: str, mode: str, name: str) -> tuple[list[st
             found.append(f"request to another host: {request.url}")
             request_route.abort()
 
-    context.route("**/*", route)
-    page = context.new_page()
+    ctx.route("**/*", route)
+    page = ctx.new_page()
     page.set_default_timeout(PAGE_TIMEOUT_MS)
     page.on("console", lambda m: m.type == "error" and found.append(f"console: {m.text}"))
     page.on("pageerror", lambda error: found.append(f"page error: {error}"))
@@ -161,19 +243,169 @@ def open_page(browser: Browser, url: str, mode: str, name: str) -> tuple[list[st
     page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
     try:
         page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
-        seen = page.evaluate(INSPECT)
-        if seen["theme"] != mode:
-            found.append(f"data-theme is {seen['theme']!r}, expected {mode!r}")
-        found += [f"math not typeset: {text!r}" for text in seen["untypeset"]]
-        found += [f"image not drawn: {src}" for src in seen["brokenImages"]]
-        if seen["emptySvgs"]:
-            found.append(f"{seen['emptySvgs']} of {seen['svgs']} output SVGs are empty")
+        with suppress(PlaywrightError):  # on a busy machine the theme's script may come late
+            page.wait_for_function(THEME_SET, timeout=THEME_TIMEOUT_MS)
+        seen = page.evaluate(INSPECT, {"desktop": width >= DESKTOP})
+        found += reader_problems(seen, mode, width, page, site)
         stem = name.removesuffix(".html").replace("/", "_")
-        shot = SCREENSHOTS / f"{stem}-{mode}.png"
+        shot = SCREENSHOTS / f"{stem}-{width}-{mode}.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot), full_page=True, animations="disabled")
     except PlaywrightError as error:  # a timeout, a crash: report it with the page's others
         found.append(f"not checked: {error.message.splitlines()[0]}")
     finally:
-        context.close()
+        ctx.close()
     return found, seen
+
+
+def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | None) -> list[str]:
+    found = []
+    if seen["theme"] != mode:
+        found.append(f"data-theme is {seen['theme']!r}, expected {mode!r}")
+    found += [f"math not typeset: {text!r}" for text in seen["untypeset"]]
+    found += [f"image not drawn: {i['src']}" for i in seen["images"] if not i["drawn"]]
+    found += [f"output runs off the column or scrolls sideways: {t!r}" for t in seen["overflowing"]]
+    found += [f"output does not wrap: {t!r}" for t in seen["unwrapped"]]
+    found += [f"drawing text {t}" for t in seen["smallText"]]
+    found += [f"contrast under {CONTRAST}:1: {t}" for t in seen["lowContrast"]]
+    if seen["pageScrolls"]:
+        found.append("the page scrolls sideways")
+    if seen["headerHeight"] > 0:
+        found.append(f"an empty top bar, {seen['headerHeight']:.0f} px high")
+    if width >= DESKTOP and site is not None:
+        for image in seen["images"]:
+            found += small_image_text(image, page, site)
+    return found
+
+
+def small_image_text(image: dict, page: Page, site: Path) -> list[str]:
+    """An SVG output image whose smallest text, at the width the page shows it, is < 10 px."""
+    src = unquote(urlsplit(page.url).path).rsplit("/", 1)[0] + "/" + image["src"]
+    path = (site / src.lstrip("/")).resolve()
+    if path.suffix != ".svg" or not path.is_file():
+        return []
+    natural, text = chapter_page.image_facts(path)
+    if text is None or not natural:
+        return []
+    shown = text * image["width"] / natural
+    return [f"{path.name}: text {shown:.1f} px"] if shown < SMALLEST_TEXT else []
+
+
+# ---- the check itself, on a page made to fail ---------------------------------------------------
+
+
+def test_the_page_check_reports_what_a_reader_would_see_broken(
+    browser: Browser, tmp_path: Path
+) -> None:
+    long = "RuntimeError: " + "x" * 400
+    (tmp_path / "bad.html").write_text(
+        f"""<html data-theme="light"><head><style>pre {{ white-space: pre; }}</style></head>
+        <body><header id="pst-header" style="height: 64px">Search</header>
+        <article class="bd-article" style="width: 300px">
+        <p><span class="math">\\(x^2\\)</span></p><img src="missing.png">
+        <div class="cell"><div class="cell_output"><div class="output traceback">
+        <pre style="overflow-x: auto">{long}</pre></div></div></div>
+        <div class="cell tag_wide-table"><div class="cell_output"><div class="output">
+        <pre style="overflow-x: auto">{long}</pre></div></div></div>
+        <script src="https://cdn.example/lib.js"></script><script>notDefined()</script>
+        </article></body></html>"""
+    )
+    with serve(tmp_path) as url:
+        found, seen = open_page(browser, f"{url}/bad.html", PHONE, "light", "check-bad")
+    (SCREENSHOTS / f"check-bad-{PHONE}-light.png").unlink()
+    assert seen["math"] == 1 and seen["coldBytes"] > 0
+    expected = [
+        "request to another host: https://cdn.example/lib.js",
+        "page error: ",
+        "HTTP 404: ",
+        "math not typeset: ",
+        "image not drawn: ",
+        "output runs off the column or scrolls sideways: 'RuntimeError: xxx",
+        "output does not wrap: ",
+        "output runs off the column or scrolls sideways: 'wide table without its note",
+        "an empty top bar",
+    ]
+    assert [any(f.startswith(e) for f in found) for e in expected] == [True] * len(expected), found
+
+
+# ---- navigation ---------------------------------------------------------------------------------
+
+ON_SCREEN = """sel => [...document.querySelectorAll(sel)].filter(a => {
+  const r = a.getBoundingClientRect();
+  const style = getComputedStyle(a);
+  return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0 && style.visibility !== 'hidden'
+    && r.bottom <= innerHeight && r.right <= innerWidth;
+}).map(a => a.textContent.trim())"""
+
+
+def visible(page: Page, selector: str) -> list:
+    return [e for e in page.query_selector_all(selector) if e.is_visible()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [PHONE, TABLET, DESKTOP])
+def test_the_menu_and_the_contents_open_at_every_width(
+    width: int, browser: Browser, server: str
+) -> None:
+    ctx = context(browser, width, "light")
+    page = ctx.new_page()
+    page.goto(f"{server}/book/chapters/04_detach_and_no_grad.html", wait_until="networkidle")
+    chapters = "#pst-primary-sidebar-modal nav a, #pst-primary-sidebar nav a"
+    sections = "#pst-secondary-sidebar-modal a[href^='#'], #pst-secondary-sidebar a[href^='#']"
+    [menu] = visible(page, ".primary-toggle")
+    if width >= 992:  # the menu is a sidebar, on screen; the button folds and unfolds it
+        assert len(page.evaluate(ON_SCREEN, chapters)) >= 6
+        menu.click()
+        page.wait_for_timeout(400)
+        assert page.evaluate(ON_SCREEN, chapters) == []
+        menu.click()
+        page.wait_for_timeout(400)
+    else:
+        assert page.evaluate(ON_SCREEN, chapters) == []  # hidden until asked for
+        menu.click()
+        page.wait_for_timeout(400)
+    shown = page.evaluate(ON_SCREEN, chapters)
+    assert len(shown) >= 6 and any("detach()" in s for s in shown), shown
+    page.screenshot(path=str(SCREENSHOTS / f"menu-{width}.png"))
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(300)
+    toggles = visible(page, ".secondary-toggle")
+    if width >= 1200:  # the contents are a sidebar, always on screen
+        assert toggles == []
+    else:
+        toggles[0].click()
+        page.wait_for_timeout(400)
+    shown = page.evaluate(ON_SCREEN, sections)
+    assert len(shown) >= 4 and any("What detach() returns" in s for s in shown), shown
+    page.screenshot(path=str(SCREENSHOTS / f"contents-{width}.png"))
+    ctx.close()
+
+
+# ---- search -------------------------------------------------------------------------------------
+
+NAVIGATION_TEXT = (
+    "Skip to main content", "Back to top", "previous", "Contents", "Open in Colab", ".pdf",
+)
+
+
+@pytest.mark.slow
+def test_search_ranks_the_chapter_a_word_is_about_first_with_snippets_from_its_text(
+    browser: Browser, server: str
+) -> None:
+    ctx = context(browser, DESKTOP, "light")
+    page = ctx.new_page()
+    page.goto(f"{server}/search.html?q=detach", wait_until="networkidle")
+    page.wait_for_selector("#search-results ul.search li", timeout=PAGE_TIMEOUT_MS)
+    page.wait_for_timeout(1500)  # snippets arrive page by page
+    results = page.evaluate(
+        """() => [...document.querySelectorAll('#search-results ul.search > li')].map(li => ({
+          href: li.querySelector('a').getAttribute('href'),
+          snippet: (li.querySelector('p.context') || {textContent: ''}).textContent}))"""
+    )
+    page.screenshot(path=str(SCREENSHOTS / "search-detach.png"), full_page=True)
+    ctx.close()
+    assert results, "no results"
+    assert results[0]["href"].startswith("book/chapters/04_detach_and_no_grad.html"), results[:3]
+    noisy = [r for r in results if any(t in r["snippet"] for t in NAVIGATION_TEXT)]
+    assert noisy == []
+    assert sum("detach" in r["snippet"].lower() for r in results) >= len(results) // 2

@@ -48,6 +48,26 @@ def execution_problems(notebook: nbformat.NotebookNode) -> list[str]:
     return problems
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def traceback_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """An error shows its exception and message only (`%xmode Minimal` in a hidden set-up
+    cell): a full traceback runs through torch's internals and the build machine's paths."""
+    problems = []
+    for n, cell in enumerate(notebook.cells):
+        for out in cell.get("outputs", []):
+            if out.output_type != "error":
+                continue
+            lines = [ANSI.sub("", entry) for entry in out.traceback]
+            if len(lines) != 1 or not lines[0].startswith(f"{out.ename}:"):
+                problems.append(
+                    f"cell {n}: a {len(lines)}-part traceback, not '{out.ename}: ...' alone "
+                    "(add %xmode Minimal to the chapter's hidden set-up cell)"
+                )
+    return problems
+
+
 def bootstrap_problems(notebook: nbformat.NotebookNode) -> list[str]:
     """The first cell must be the bootstrap cell, current, and silent outside Colab."""
     if not notebook.cells or not bootstrap_cell.is_bootstrap(notebook.cells[0]):
@@ -68,6 +88,20 @@ def chapter_ids() -> list[str]:
 @pytest.mark.parametrize("path", CHAPTERS, ids=chapter_ids())
 def test_chapter_was_executed_with_expected_errors_only(path: Path) -> None:
     assert execution_problems(nbformat.read(path, as_version=4)) == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=chapter_ids())
+def test_chapter_errors_show_their_last_line_only(path: Path) -> None:
+    assert traceback_problems(nbformat.read(path, as_version=4)) == []
+
+
+def test_the_traceback_check() -> None:
+    minimal = new_output("error", ename="ValueError", evalue="bad",
+                         traceback=["\x1b[31mValueError\x1b[39m: bad"])
+    full = new_output("error", ename="ValueError", evalue="bad",
+                      traceback=["-----", 'File "/home/a/x.py", line 1', "ValueError: bad"])
+    assert traceback_problems(new_notebook(cells=[cell("f()", 1, minimal)])) == []
+    assert "3-part traceback" in traceback_problems(new_notebook(cells=[cell("f()", 1, full)]))[0]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=chapter_ids())

@@ -128,6 +128,7 @@ class BackwardRecording:
             active_edges=frozenset(active if k else {root_key}),
             edge_labels=labels,
             grads={nid: summarize(g) for nid, g in self.grads(k).items()},
+            edge_ids=True,
         )
 
     @cached_property
@@ -180,21 +181,34 @@ def _inline(svg: str) -> str:
     return re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
 
 
+# The widget is a light card on any page: every colour it shows is set here, with selectors
+# that outrank a theme's (e.g. a dark theme's muted figcaption grey), so text keeps >= 4.5:1.
 CSS = """
 .mag-stepper{max-width:100%;margin:.5em 0;padding:.4em .6em;border-radius:6px}
-.mag-stepper{background:#fff;color:#1f2328}
+.mag-stepper{background:#fff;color:#1f2328;color-scheme:light}
 .mag-stepper figure{margin:0 0 1em 0}
 .mag-stepper svg{max-width:100%;height:auto}
-.mag-stepper figcaption{margin:.3em 0;min-height:2.6em}
-.mag-stepper .mag-controls{display:none;gap:.6em;align-items:center}
+.mag-stepper figcaption,.mag-stepper .mag-caption{color:#1f2328;text-align:left;
+  font-weight:normal;margin:.3em 0;min-height:2.6em}
+.mag-stepper .mag-controls{display:none;gap:.6em;align-items:center;flex-wrap:wrap}
+.mag-stepper .mag-caption{display:none}
 .mag-stepper.mag-js .mag-controls{display:flex}
+.mag-stepper.mag-js .mag-caption{display:block}
+.mag-stepper.mag-js .mag-frame figcaption{display:none}
 .mag-stepper.mag-js .mag-frame{display:none}
 .mag-stepper.mag-js .mag-frame.mag-on{display:block}
-.mag-stepper button{font:inherit;padding:.15em .7em;cursor:pointer}
-.mag-stepper input[type=range]{flex:1;max-width:22em}
+.mag-stepper button{font:inherit;padding:.15em .7em;cursor:pointer;color:#1f2328;
+  background:#f1f3f5;border:1px solid #868e96;border-radius:4px}
+.mag-stepper button:disabled{color:#495057;cursor:default}
+.mag-stepper .mag-count{color:#1f2328}
+.mag-stepper input[type=range]{flex:1;max-width:22em;accent-color:#1c6fb8}
+.mag-stepper :focus-visible{outline:2px solid #1c6fb8;outline-offset:2px}
 """
 
 # Plain ES5, no libraries: runs in Jupyter, in Colab's output iframe and on the static book page.
+# Plain ES5, no libraries: runs in Jupyter, in Colab's output iframe and on the static book page.
+# Keys are handled here, for the whole widget, and the slider's own arrow-key action is
+# cancelled: otherwise a key pressed on the slider moves it twice.
 JS = """
 (function () {
   var script = document.currentScript;
@@ -207,12 +221,15 @@ JS = """
   var prev = root.querySelector('.mag-prev');
   var next = root.querySelector('.mag-next');
   var count = root.querySelector('.mag-count');
+  var caption = root.querySelector('.mag-caption');
   var last = frames.length - 1;
   function show(k) {
     k = Math.max(0, Math.min(last, k));
     for (var i = 0; i <= last; i++) { frames[i].classList.toggle('mag-on', i === k); }
     slider.value = String(k);
+    slider.setAttribute('aria-valuetext', 'step ' + k + ' of ' + last);
     count.textContent = 'step ' + k + ' / ' + last;
+    caption.textContent = frames[k].querySelector('figcaption').textContent;
     prev.disabled = k === 0;
     next.disabled = k === last;
   }
@@ -220,8 +237,12 @@ JS = """
   next.addEventListener('click', function () { show(+slider.value + 1); });
   slider.addEventListener('input', function () { show(+slider.value); });
   root.addEventListener('keydown', function (e) {
-    var step = {ArrowRight: 1, ArrowLeft: -1}[e.key];
-    if (step) { show(+slider.value + step); }
+    var k = +slider.value;
+    var to = {ArrowRight: k + 1, ArrowDown: k + 1, ArrowLeft: k - 1, ArrowUp: k - 1,
+              PageDown: k + 1, PageUp: k - 1, Home: 0, End: last}[e.key];
+    if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) { return; }
+    e.preventDefault();
+    show(to);
   });
   show(0);
 })();
@@ -234,6 +255,7 @@ CONTROLS = (
     ' aria-label="step">'
     '<button type="button" class="mag-next" aria-label="next step">next ▶</button>'
     '<span class="mag-count">step 0 / %(last)d</span></div>'
+    '<p class="mag-caption" aria-live="polite"></p>'
 )
 
 
@@ -248,12 +270,15 @@ def stepper_html(svgs: list[str], captions: list[str], fallback: str) -> str:
     frames = []
     for k, (svg, caption) in enumerate(zip(svgs, captions, strict=True)):
         svg = re.sub(r' id="([^"]+)"', rf' id="{uid}-{k}-\1"', svg)  # graphviz reuses node1, ...
+        # One accessible name per frame: the drawing is an image described by its caption.
+        svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(caption)}" ', 1)
         frames.append(
             f'<figure class="mag-frame" data-step="{k}">'
             f"<figcaption>{html.escape(caption)}</figcaption>{svg}</figure>"
         )
     return (
-        f'<div class="mag-stepper" id="{uid}" data-mag-stepper="" tabindex="0">'
+        f'<div class="mag-stepper" id="{uid}" data-mag-stepper="" tabindex="0"'
+        ' role="group" aria-label="backward pass, step by step">'
         f"<style>{CSS}</style>{CONTROLS % {'last': len(svgs) - 1}}"
         f"<noscript><pre>{html.escape(fallback)}</pre></noscript>"
         + "".join(frames)

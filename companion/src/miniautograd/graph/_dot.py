@@ -65,14 +65,19 @@ class Decorations:
     edge_labels: Mapping[tuple[str, str, int], str] = field(default_factory=dict)
     grads: Mapping[str, str | None] | None = None
     layout: Layout | None = None
+    edge_ids: bool = False  # name each edge (edge_id), for a layout to be stored and reused
 
 
 @dataclass(frozen=True)
 class Layout:
-    """Positions from one dot run, reused so that every stepper frame has the same geometry."""
+    """Positions from one dot run, reused so that every stepper frame has the same geometry.
+
+    Nodes are keyed by name and edges by their ``id`` (:func:`edge_id`), never by the order
+    in which Graphviz lists them: a position can only go back to the edge it was made for.
+    """
 
     nodes: Mapping[str, Mapping[str, str]]
-    edges: tuple[Mapping[str, str], ...]
+    edges: Mapping[str, Mapping[str, str]]
     bb: str
 
     @classmethod
@@ -88,7 +93,7 @@ class Layout:
             for o in data.get("objects", [])
             if "pos" in o
         }
-        edges = tuple({k: e[k] for k in ("pos", "lp") if k in e} for e in data.get("edges", []))
+        edges = {e["id"]: {k: e[k] for k in ("pos", "lp") if k in e} for e in data.get("edges", [])}
         return cls(nodes, edges, data["bb"])
 
     def corners(self) -> tuple[str, str]:
@@ -116,6 +121,12 @@ def digraph_type() -> type:
             return self.svg()
 
     return Drawing
+
+
+def edge_id(src: str, dst: str, slot: int, prefix: str = "") -> str:
+    """The SVG id of the edge ``src -> dst`` from ``next_functions[slot]``: unique in a drawing
+    (two inputs of ``x * x`` differ by slot), so a stored layout finds its edge by name."""
+    return f"{prefix}e_{src}_{dst}_{slot}"
 
 
 def forward_name(op: str) -> str:
@@ -230,14 +241,17 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
     flow = [i for i, e in enumerate(drawn) if e.kind != "saved"]  # saved boxes sit by their node
     stubs = {flow[i] for i in _long_edges(list(kept), [links[i] for i in flow])}
     for i, (e, (src, dst)) in enumerate(zip(drawn, links, strict=True)):
-        attrs = {"style": "dashed", "arrowhead": "none"} if e.kind == "saved" else {}
+        name = edge_id(e.src, e.dst, e.slot, prefix)
+        attrs = {"id": name} if deco.edge_ids or deco.layout is not None else {}
+        if e.kind == "saved":
+            attrs.update(style="dashed", arrowhead="none")
         key = (e.src, e.dst, e.slot)
         if key in deco.edge_labels:
             attrs["label"] = _html_label(deco.edge_labels[key])
         if key in deco.active_edges:
             attrs.update(color=ACTIVE, penwidth="2.5")
         if deco.layout is not None:
-            attrs.update(deco.layout.edges[i])
+            attrs.update(deco.layout.edges[name])
         target = prefix + dst
         if i in stubs:  # a small copy of the far end, drawn next to this end
             far = graph.by_id[dst]
@@ -256,7 +270,10 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
             e.src if e.src in kept else e.dst for e in edges if (e.src in kept) != (e.dst in kept)
         )
         for inner in dict.fromkeys(cut):
-            g.edge(prefix + inner, more, style="dashed")
+            name = f"{prefix}e_{inner}_more"
+            ids = {"id": name} if deco.edge_ids or deco.layout is not None else {}
+            place_edge = deco.layout.edges.get(name, {}) if deco.layout is not None else {}
+            g.edge(prefix + inner, more, style="dashed", **ids, **place_edge)
 
 
 def _new_digraph(name: str) -> Any:

@@ -1,0 +1,205 @@
+"""What a chapter page adds around its notebook's content.
+
+- Under the chapter's title: labelled "Open in Colab" and "Download notebook" links, and the
+  versions of PyTorch and miniautograd that produced the stored outputs. The versions are
+  read from the executed notebook: the first visible code cell of every chapter prints
+  ``PyTorch <torch.__version__>, miniautograd <miniautograd.__version__>``; nobody types
+  them. The Colab link is built from ``repository`` in _config.yml, as the bootstrap cell is.
+- Output images: alt text from the cell's metadata ``alt`` (a string, or one string per
+  image output), else from a figure's caption; loaded lazily (the first screen of a chapter
+  costs what it shows); a drawing whose smallest text would be under 10 px at the
+  column's width spans the wider, full-width column; and every image wider than a phone
+  screen links to its full-size file.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import struct
+from pathlib import Path
+from posixpath import relpath
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+CHAPTERS = "book/chapters/"
+COLAB = "https://colab.research.google.com/github"
+VERSIONS = re.compile(r"^PyTorch (\S+), miniautograd (\S+)$", re.MULTILINE)
+HIDDEN_TAGS = {"remove-cell", "remove-input"}
+# CSS pixels: the article column at 1366 px (sphinx-book-theme with both sidebars: 757 px,
+# rounded down), and a phone's column (390 px screen).
+COLUMN = 750
+PHONE = 360
+SMALLEST_TEXT = 10.0  # px, at the width the page shows a drawing on desktop
+
+logger = logging.getLogger(__name__)
+
+
+# ---- versions and links ---------------------------------------------------------------------
+
+
+def versions(notebook: dict[str, Any]) -> tuple[str, str] | None:
+    """(torch, miniautograd) versions printed by the first visible code cell, if it does."""
+    for cell in notebook.get("cells", []):
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.get("cell_type") != "code" or tags & HIDDEN_TAGS:
+            continue
+        text = "".join(
+            "".join(out.get("text", "")) for out in cell.get("outputs", [])
+            if out.get("output_type") == "stream"
+        )
+        found = VERSIONS.search(text)
+        return found.groups() if found else None
+    return None
+
+
+def colab_url(options: dict[str, Any], notebook: str) -> str:
+    """The notebook on GitHub, opened in Colab (as sphinx-book-theme's launch button built it)."""
+    repository = options["repository_url"].removeprefix("https://github.com/").strip("/")
+    branch = options.get("repository_branch") or "main"
+    folder = options.get("path_to_docs", "").strip("/")
+    path = f"{folder}/{notebook}" if folder else notebook
+    return f"{COLAB}/{repository}/blob/{branch}/{path}"
+
+
+def run_links(app: Sphinx, docname: str) -> str:
+    """The HTML under a chapter's title: where to run it, and what produced its outputs."""
+    source = Path(app.env.doc2path(docname))
+    notebook = f"{docname}{source.suffix}"
+    page = app.builder.get_target_uri(docname)
+    download = relpath(f"_sources/{notebook}", start=Path(page).parent.as_posix() or ".")
+    colab = colab_url(app.config.html_theme_options, notebook)
+    parts = [
+        f'<a class="chapter-run-link" href="{html.escape(colab)}">Open in Colab</a>',
+        f'<a class="chapter-run-link" href="{html.escape(download)}" '
+        f'download="{html.escape(source.name)}">Download notebook</a>',
+    ]
+    found = versions(json.loads(source.read_text(encoding="utf-8")))
+    if found:
+        torch_version, mini_version = (html.escape(v) for v in found)
+        parts.append(
+            f'<span class="chapter-versions">Outputs produced with PyTorch {torch_version} '
+            f"and miniautograd {mini_version}.</span>"
+        )
+    return f'<p class="chapter-run">{" ".join(parts)}</p>\n'
+
+
+# ---- output images ----------------------------------------------------------------------------
+
+SVG_SIZE = re.compile(
+    r'<svg[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bviewBox="[\d.-]+ [\d.-]+ ([\d.]+)'
+)
+GRAPHVIZ_TEXT = re.compile(r'font-size="([\d.]+)"')
+# matplotlib draws text as glyph paths, defined at 100 units per em and scaled to the size.
+MATPLOTLIB_TEXT = re.compile(r"<!-- .*? -->\s*<g transform=\"translate\([^)]*\) scale\(([\d.]+) -")
+
+
+def image_facts(path: Path) -> tuple[float, float | None]:
+    """(natural width in CSS px, smallest text in px at that width) of an output image;
+    the text size is None where the file does not say (a PNG, an SVG without text)."""
+    data = path.read_bytes()
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return float(struct.unpack(">I", data[16:20])[0]), None
+    text = data.decode("utf-8", errors="replace")
+    size = SVG_SIZE.search(text)
+    if size is None:
+        return 0.0, None
+    width, unit, box = float(size.group(1)), size.group(2) or "px", float(size.group(3))
+    px = width * (4 / 3 if unit == "pt" else 1)
+    sizes = [float(s) for s in GRAPHVIZ_TEXT.findall(text)]
+    sizes += [100 * float(s) for s in MATPLOTLIB_TEXT.findall(text)]
+    return px, (min(sizes) * px / box if sizes else None)
+
+
+def _image_path(app: Sphinx, node: nodes.image) -> Path | None:
+    candidate = node.get("candidates", {}).get("*")
+    path = Path(app.srcdir) / candidate if candidate else None
+    return path if path is not None and path.is_file() else None
+
+
+def _figure_caption(node: nodes.image) -> str:
+    figure = node.parent if isinstance(node.parent, nodes.figure) else None
+    caption = next(iter(figure.findall(nodes.caption)), None) if figure is not None else None
+    return caption.astext() if caption is not None else ""
+
+
+def _alt_texts(doctree: nodes.document) -> None:
+    """Alt text from the cell's metadata ``alt``: a string for its one image, or a list with
+    one string per image output, in order. (myst-nb's ``mystnb.image.alt`` works too.)"""
+    for cell in doctree.findall(nodes.container):
+        alt = cell.get("cell_metadata", {}).get("alt") if cell.get("nb_element") else None
+        if alt is None:
+            continue
+        images = list(cell.findall(nodes.image))
+        texts = [alt] if isinstance(alt, str) else list(alt)
+        if len(texts) != len(images):
+            logger.warning(
+                f"cell {cell.get('cell_index')}: {len(images)} output image(s) but "
+                f"{len(texts)} alt text(s) in its metadata",
+                location=cell,
+            )
+        for image, text in zip(images, texts, strict=False):
+            image["alt"] = text
+
+
+def _outputs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format != "html" or not docname.startswith(CHAPTERS):
+        return
+    _alt_texts(doctree)
+    for node in list(doctree.findall(nodes.image)):
+        node["loading"] = "lazy"
+        if not node.get("alt") and _figure_caption(node):
+            node["alt"] = _figure_caption(node)
+        path = _image_path(app, node)
+        if path is None:
+            continue
+        width, text = image_facts(path)
+        if text is not None and text * min(width, COLUMN) / width < SMALLEST_TEXT:
+            cell = next((a for a in _ancestors(node) if "cell" in a.get("classes", [])), None)
+            if cell is not None:
+                cell["classes"].append("tag_full-width")
+    section = next(iter(doctree.findall(nodes.section)), None)
+    title = section.next_node(nodes.title) if section is not None else None
+    if title is not None:
+        links = nodes.raw("", run_links(app, docname), format="html")
+        title.parent.insert(title.parent.index(title) + 1, links)
+
+
+def _ancestors(node: nodes.Node) -> list[nodes.Element]:
+    found = []
+    while node.parent is not None:
+        node = node.parent
+        found.append(node)
+    return found
+
+
+IMG = re.compile(r'<img ([^>]*?)src="([^"]*_images/([^"/]+))"([^>]*?)/?>')
+
+
+def _link_wide_images(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                      doctree: Any) -> None:
+    """Wrap every output image wider than a phone's column in a link to its full-size file."""
+    if not pagename.startswith(CHAPTERS) or "body" not in context:
+        return
+    sources = {name: Path(app.srcdir) / src for src, name in app.builder.images.items()}
+
+    def link(match: re.Match[str]) -> str:
+        source = sources.get(match.group(3))
+        if source is None or not source.is_file() or image_facts(source)[0] <= PHONE:
+            return match.group(0)
+        return (
+            f'<a class="full-size-link" href="{match.group(2)}" title="Open the full-size image">'
+            f"{match.group(0)}</a>"
+        )
+
+    context["body"] = IMG.sub(link, context["body"])
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("doctree-resolved", _outputs)
+    app.connect("html-page-context", _link_wide_images)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,154 @@
+"""What the book changes in sphinx-book-theme 1.3 / pydata-sphinx-theme 0.17, and why.
+
+- A default colour mode, "auto" (``html_context``; the theme's empty default logs "Got
+  invalid theme mode" on every first visit).
+- Theme options: no full-screen or download drop-down buttons (each
+  chapter has labelled links instead, see chapter_page.py), and no persistent header items.
+  The last one removes pydata's top bar (empty on desktop but for a second search box) and,
+  with it, the hidden duplicate ``.primary-toggle`` and ``.secondary-toggle`` buttons that
+  pydata-sphinx-theme 0.17 attaches its listeners to (pydata-sphinx-theme#2451): the menu
+  and contents buttons of the article header, the ones readers see, then work at every width.
+- ``templates/layout.html``: no ``fontawesome.js`` (1.5 MB of JavaScript that redraws about
+  ten icons as SVG; the theme's CSS draws the same icons with its icon font), and the
+  article, not the whole ``<main>`` with its sidebars and print-only table of contents, is
+  the ``role="main"`` region that Sphinx's search reads its snippets from.
+- The icon font is cut down, after the build, to the glyphs the site uses (from ~370 kB of
+  WOFF2 to a few kB of WOFF), under the theme's own font-family names.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+HERE = Path(__file__).resolve().parent
+THEME_OPTIONS = {
+    "navbar_persistent": [],
+    "use_fullscreen_button": False,
+    "use_download_button": False,
+}
+ICON_SCRIPT = re.compile(
+    r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>'
+)
+ICON_DIR = "icons"
+ICON_CSS = "icons.css"
+
+logger = logging.getLogger(__name__)
+
+
+def _configure(app: Sphinx, config: Any) -> None:
+    config.html_theme_options = {**config.html_theme_options, **THEME_OPTIONS}
+    config.html_context = {**config.html_context, "default_mode": "auto"}
+    config.templates_path = [str(HERE / "templates"), *config.templates_path]
+
+
+def without_icon_script(html: str) -> str:
+    return ICON_SCRIPT.sub("", html)
+
+
+def article_is_main(html: str) -> str:
+    """Move ``role="main"`` from the theme's ``<main>`` (sidebars, navigation, print-only
+    contents) to the ``<article>`` that holds the page's own text."""
+    moved = html.replace('<main id="main-content" class="bd-main" role="main">',
+                         '<div id="main-content" class="bd-main">', 1)
+    if moved == html:
+        return html  # not the markup this was written for: change nothing
+    moved = moved.replace(
+        '<article class="bd-article">', '<article class="bd-article" role="main">', 1
+    )
+    head, sep, tail = moved.rpartition("</main>")
+    return head + "</div>" + tail if sep else html
+
+
+def _filters(app: Sphinx) -> None:
+    if app.builder.format != "html":
+        return
+    app.builder.templates.environment.filters["without_icon_script"] = without_icon_script
+    app.builder.templates.environment.filters["article_is_main"] = article_is_main
+    app.add_css_file(ICON_CSS)
+
+
+# ---- the icon font, subset ---------------------------------------------------------------------
+
+FONT_FACE = re.compile(r"@font-face\{([^}]*Font Awesome[^}]*)\}")
+RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+ICON_CLASS = re.compile(r"\bfa-[a-z0-9-]+")
+ICON_CONTENT = re.compile(r'^\.(fa-[a-z0-9-]+):(?:before|after)$')
+PRIVATE_USE = re.compile(r"\\(f[0-9a-f]{3})\b|([\ue000-\uf8ff])", re.IGNORECASE)
+
+
+def _private_use(text: str) -> set[int]:
+    return {int(esc, 16) if esc else ord(char) for esc, char in PRIVATE_USE.findall(text)}
+
+
+def used_codepoints(stylesheets: list[str], pages: list[str]) -> set[int]:
+    """Icon codepoints the site can show: those of the ``fa-*`` classes in its pages and
+    scripts, and those the stylesheets use directly (``content:"\\f0c9"``, ``--pst-icon-*``)."""
+    by_class: dict[str, set[int]] = {}
+    direct: set[int] = set()
+    for css in stylesheets:
+        for selectors, body in RULE.findall(css):
+            names = [ICON_CONTENT.match(s.strip()) for s in selectors.split(",")]
+            if all(names):
+                for name in names:
+                    by_class.setdefault(name.group(1), set()).update(_private_use(body))
+            elif not selectors.lstrip().startswith("@font-face"):
+                direct |= _private_use(body)
+    used = set(direct)
+    for text in pages:
+        for name in set(ICON_CLASS.findall(text)):
+            used |= by_class.get(name, set())
+    return used
+
+
+def _subset_icons(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    from fontTools import subset
+
+    static = Path(app.outdir) / "_static"
+    css_files = [p for p in static.rglob("*.css") if p.name != ICON_CSS]
+    stylesheets = [p.read_text(encoding="utf-8") for p in css_files]
+    pages = [p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")]
+    pages += [p.read_text(encoding="utf-8") for p in static.rglob("*.js")]
+    codepoints = used_codepoints(stylesheets, pages)
+    faces = []
+    for css_path, css in zip(css_files, stylesheets, strict=True):
+        for face in FONT_FACE.findall(css):
+            family = re.search(r"font-family:([^;]+)", face).group(1).strip()
+            weight = re.search(r"font-weight:(\d+)", face).group(1)
+            truetype = re.search(r'url\(([^)]+\.ttf)\)', face).group(1)
+            source = (css_path.parent / truetype).resolve()
+            target = static / ICON_DIR / f"{source.stem}.woff"
+            target.parent.mkdir(exist_ok=True)
+            options = subset.Options()
+            options.flavor = "woff"
+            font = subset.load_font(str(source), options)
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(unicodes=codepoints)
+            subsetter.subset(font)
+            subset.save_font(font, str(target), options)
+            faces.append(
+                f"@font-face{{font-family:{family};font-style:normal;font-weight:{weight};"
+                f'font-display:block;src:url({ICON_DIR}/{target.name}) format("woff")}}'
+            )
+    if not faces:
+        logger.warning("site_theme: no Font Awesome @font-face found to subset")
+        return
+    header = "/* The theme's icon fonts, cut to the glyphs this site uses (site_theme.py). */\n"
+    (static / ICON_CSS).write_text(header + "\n".join(faces) + "\n", encoding="utf-8")
+    # Nothing loads the originals any more; remove them so that nothing can.
+    unused = [*static.glob("scripts/fontawesome.js*"), *static.glob("vendor/fontawesome/*/*")]
+    for path in unused:
+        path.unlink()
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("config-inited", _configure)
+    app.connect("builder-inited", _filters)
+    app.connect("build-finished", _subset_icons)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

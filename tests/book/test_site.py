@@ -1,0 +1,240 @@
+"""What the built pages say, read from their HTML: every drawing's edges where they belong, no
+machine path anywhere, alt text on every output image, a chapter's run links and versions,
+a landing page that lists the chapters, appendix sections in chapter order, and no icon
+script or MathJax to load."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import chapter_page
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from site_tools import CHAPTERS, ROOT
+from test_graph import edge_problems
+
+# Paths of a machine: absolute ones under a home, system or work directory, any path through
+# an installed package or a virtual environment, a Windows drive.
+MACHINE_PATH = re.compile(
+    r"(?:/(?:home|root|Users|tmp|opt|work|usr/lib|usr/local/lib)/[\w.-]+/"
+    r"|[\w.-]+/(?:site|dist)-packages/|/[\w./-]*\.venv/"
+    r"|\b[A-Z]:\\{1,2}(?:Users|Program Files|Windows)\b)"
+)
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def chapter_pages(site: Path) -> list[Path]:
+    return [site / "book" / "chapters" / f"{c.stem}.html" for c in CHAPTERS]
+
+
+# ---- drawings -------------------------------------------------------------------------------
+
+
+def graphviz_svgs(site: Path, pages: list[Path]) -> dict[str, str]:
+    """Every Graphviz drawing of the site: image files, and SVG inline in pages (the stepper)."""
+    found = {
+        f"_images/{p.name}": p.read_text(encoding="utf-8")
+        for p in sorted((site / "_images").glob("*.svg"))
+    }
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for k, svg in enumerate(re.findall(r"<svg\b.*?</svg>", text, re.S)):
+            found[f"{page.relative_to(site)} svg {k}"] = svg
+    return {name: svg for name, svg in found.items() if 'class="graph"' in svg}
+
+
+def test_every_drawing_puts_each_edge_between_its_own_nodes(
+    site: Path, pages: list[Path]
+) -> None:
+    svgs = graphviz_svgs(site, pages)
+    stepper_frames = [name for name in svgs if " svg " in name]
+    assert len(svgs) >= 10 and len(stepper_frames) >= 5, sorted(svgs)
+    checked, problems = 0, {}
+    for name, svg in svgs.items():
+        edges, found = edge_problems(svg)
+        checked += edges
+        if found:
+            problems[name] = found
+    assert problems == {}
+    assert checked > 100
+
+
+# ---- no machine paths ---------------------------------------------------------------------------
+
+
+def test_the_machine_path_pattern() -> None:
+    found = [
+        'File "/home/ann/.venv/lib/python3.11/site-packages/torch/_tensor.py", line 5',
+        "/root/.pyenv/versions/3.11.7/lib/python3.11/json/decoder.py",
+        "C:\\Users\\ann\\nb.ipynb",
+        '"C:\\\\Users\\\\ann\\\\nb.ipynb"',
+        "/work/wt/x/companion/src/miniautograd/_tensor.py",
+    ]
+    spared = [
+        "torch/autograd/graph.py", "a/b", "https://pytorch.org/docs/stable/notes.html",
+        "then `.venv/bin/jupyter lab book/chapters` runs the notebooks",
+        r"the score $x:\alpha$",
+    ]
+    assert all(MACHINE_PATH.search(t) for t in found)
+    assert not any(MACHINE_PATH.search(t) for t in spared)
+
+
+def test_no_page_or_downloadable_notebook_shows_a_machine_path(
+    site: Path, pages: list[Path]
+) -> None:
+    texts = {str(p.relative_to(site)): soup(p).get_text() for p in pages}
+    texts |= {
+        str(p.relative_to(site)): p.read_text(encoding="utf-8")
+        for p in sorted((site / "_sources").rglob("*"))
+        if p.is_file()
+    }
+    shown = {name: MACHINE_PATH.findall(text) for name, text in texts.items()}
+    assert {name: paths for name, paths in shown.items() if paths} == {}
+
+
+# ---- alt text and names -------------------------------------------------------------------------
+
+
+def test_every_output_image_says_what_it_shows(site: Path) -> None:
+    problems = []
+    images = 0
+    for page in chapter_pages(site):
+        for img in soup(page).select("article div.cell_output img"):
+            images += 1
+            alt = img.get("alt", "")
+            name = f"{page.name} {img['src'].rsplit('/', 1)[-1]}"
+            if len(alt) < 40 or "/" in alt.split(" ")[0] or re.search(r"\.(svg|png)\b", alt):
+                problems.append(f"{name}: alt {alt!r}")
+            if img.get("loading") != "lazy":
+                problems.append(f"{name}: not loaded lazily")
+        for svg in soup(page).select("article div.cell_output svg"):
+            if not svg.find_parent(attrs={"aria-hidden": "true"}) and not (
+                svg.get("role") == "img" and svg.get("aria-label")
+            ):
+                problems.append(f"{page.name}: an inline SVG without role=img and a name")
+    assert images >= 10
+    assert problems == []
+
+
+# ---- chapter pages ------------------------------------------------------------------------------
+
+
+def test_each_chapter_has_run_links_and_the_versions_that_made_its_outputs(site: Path) -> None:
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    for notebook, page in zip(CHAPTERS, chapter_pages(site), strict=True):
+        doc = soup(page)
+        run = doc.select_one("article h1 ~ p.chapter-run")
+        assert run is not None, page.name
+        links = {a.get_text(): a for a in run.select("a")}
+        assert set(links) == {"Open in Colab", "Download notebook"}, page.name
+        owner_repo = repository["url"].removeprefix("https://github.com/")
+        assert links["Open in Colab"]["href"] == (
+            f"https://colab.research.google.com/github/{owner_repo}/blob/"
+            f"{repository['branch']}/book/chapters/{notebook.name}"
+        )
+        download = links["Download notebook"]
+        assert download["href"] == f"../../_sources/book/chapters/{notebook.name}"
+        assert download["download"] == notebook.name
+        assert (page.parent / download["href"]).read_bytes() == notebook.read_bytes()
+        printed = chapter_page.versions(json.loads(notebook.read_text(encoding="utf-8")))
+        assert printed is not None, f"{notebook.name}: its first code cell prints no versions"
+        torch_version, mini_version = printed
+        assert run.select_one(".chapter-versions").get_text() == (
+            f"Outputs produced with PyTorch {torch_version} and miniautograd {mini_version}."
+        )
+
+
+def test_versions_come_from_the_first_visible_code_cell() -> None:
+    def code(source: str, text: str = "", tags: tuple[str, ...] = ()) -> dict:
+        outputs = [{"output_type": "stream", "name": "stdout", "text": text}] if text else []
+        return {"cell_type": "code", "source": source, "metadata": {"tags": list(tags)},
+                "outputs": outputs}
+
+    line = "PyTorch 2.13.0+cpu, miniautograd 0.1.0\n"
+    hidden = code("print(...)", "PyTorch 9, miniautograd 9\n", ("remove-cell",))
+    assert chapter_page.versions({"cells": [hidden, code("import torch", line)]}) == (
+        "2.13.0+cpu", "0.1.0")
+    assert chapter_page.versions({"cells": [code("x = 1"), code("print(...)", line)]}) is None
+
+
+def chapter_titles(site: Path) -> list[str]:
+    """Each chapter's title as its page shows it, without the section number."""
+    titles = []
+    for page in chapter_pages(site):
+        h1 = soup(page).select_one("article h1")
+        titles.append(re.sub(r"^\d+\.\s*", "", h1.get_text().replace("#", "").strip()))
+    return titles
+
+
+def test_the_landing_page_lists_every_chapter_by_its_title(site: Path) -> None:
+    doc = soup(site / "book" / "intro.html")
+    article = doc.select_one("article")
+    chapters = [
+        (a.get_text(" ", strip=True), a["href"].split("#")[0])
+        for a in article.select("a")
+        if a["href"].startswith("chapters/")
+    ]
+    expected = [
+        (title, f"chapters/{c.stem}.html")
+        for title, c in zip(chapter_titles(site), CHAPTERS, strict=True)
+    ]
+    listed = article.select("ol > li > p > a, ol > li > a")
+    assert [(a.get_text(" ", strip=True), a["href"]) for a in listed] == expected
+    start = [a for a in article.select("a") if "Start reading" in a.parent.get_text()]
+    assert start and start[0]["href"] == expected[0][1], chapters
+
+
+def test_appendix_sections_follow_the_chapters_and_carry_no_notes_to_authors(
+    site: Path,
+) -> None:
+    titles = chapter_titles(site)
+    for name in ("common_claims", "glossary"):
+        source = (ROOT / "book" / "appendix" / f"{name}.md").read_text(encoding="utf-8")
+        sections = re.findall(r"(?m)^## (.+)$", source)
+        assert sections == [t for t in titles if t in sections], name
+        page = soup(site / "book" / "appendix" / f"{name}.html").get_text()
+        assert not re.search(r"authors? (add|should|write)", page, re.IGNORECASE), name
+
+
+# ---- what pages load ----------------------------------------------------------------------------
+
+
+def test_pages_load_no_icon_script_and_no_mathjax_and_have_a_favicon(
+    site: Path, pages: list[Path]
+) -> None:
+    for page in pages:
+        doc = soup(page)
+        if doc.select_one('meta[http-equiv="Refresh"]'):
+            continue  # the site's index.html only redirects to the landing page
+        scripts = [s["src"] for s in doc.select("script[src]")]
+        assert not [s for s in scripts if "fontawesome" in s or "mathjax" in s.lower()], page
+        icon = doc.select_one('link[rel="icon"]')
+        assert icon is not None and (page.parent / icon["href"]).is_file(), page
+        has_math = bool(doc.select("article .math"))
+        styles = [link["href"] for link in doc.select('link[rel="stylesheet"]')]
+        assert any("static-math.css" in s for s in styles) == has_math, page
+    assert not list(site.rglob("fontawesome.js"))
+
+
+@pytest.mark.parametrize(
+    ("svg", "expected"),
+    [
+        ('<svg width="300pt" height="9pt" viewBox="0.00 0.00 300.00 9.00"><text '
+         'font-size="10.00">a</text><text font-size="8.00">b</text></svg>', (400.0, 32 / 3)),
+        ('<svg width="720pt" height="9pt" viewBox="0 0 720 9"><g id="text_1"><!-- 0.0 -->\n'
+         '<g transform="translate(1 2) scale(0.1 -0.1)"></g></g></svg>', (960.0, 40 / 3)),
+        ('<svg width="100pt" height="9pt" viewBox="0 0 100 9"></svg>', (400 / 3, None)),
+    ],
+)
+def test_image_facts_read_the_smallest_text(tmp_path: Path, svg: str, expected: tuple) -> None:
+    path = tmp_path / "x.svg"
+    path.write_text(svg)
+    width, text = chapter_page.image_facts(path)
+    assert width == pytest.approx(expected[0])
+    assert text == (pytest.approx(expected[1]) if expected[1] is not None else None)
