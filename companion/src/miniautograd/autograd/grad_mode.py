@@ -82,7 +82,10 @@ class enable_grad(_ModeContext):  # noqa: N801 - torch's name
 
 
 class inference_mode(no_grad):  # noqa: N801 - torch's name
-    """Here the same as ``no_grad`` (torch adds extra speed-ups that do not change results)."""
+    """Records nothing, like ``no_grad``. torch also makes its results *inference tensors*, which
+    skip version counting and raise if autograd later records an operation on them (or if they
+    are changed in place outside the mode); miniautograd has no inference tensors, so code that
+    torch refuses runs here."""
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = not mode if isinstance(mode, bool) else False
