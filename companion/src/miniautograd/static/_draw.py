@@ -45,7 +45,7 @@ def draw(fetches: Any, *, gradient_scope: str = "gradients") -> Any:
     g = _new_digraph("static")
     grad = g.subgraph(name="cluster_gradients")
     with grad as cluster:
-        cluster.attr(label=f"{gradient_scope}/ (built by tf.gradients)", style="rounded,dashed",
+        cluster.attr(label=f"{gradient_scope}/ (built by gradients())", style="rounded,dashed",
                      color="#8c8c8c", fontsize="11")
         for node in nodes:
             in_scope = node.name.startswith(gradient_scope + "/")
