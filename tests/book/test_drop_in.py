@@ -1,0 +1,47 @@
+"""Chapter 1 says that, in a program of its own, `import miniautograd as torch` runs the
+chapter's PyTorch cells unchanged, apart from four it runs on PyTorch only (the Jacobian and
+forward-mode cells). This runs every code cell of the chapter with that one import changed."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import nbformat
+import pytest
+from site_tools import ROOT
+
+CHAPTER = ROOT / "book" / "chapters" / "01_what_autograd_does.ipynb"
+IMPORT, DROP_IN = "import torch\n", "import miniautograd as torch\n"
+# The four cells the sentence excepts: torch.autograd.functional.jacobian (48) and the cell
+# that prints its J again (52), torch.func.jvp (59, 61). They may run or fail.
+PYTORCH_ONLY = {"ch1-cell-48", "ch1-cell-52", "ch1-cell-59", "ch1-cell-61"}
+
+
+def as_plain_python(source: str) -> str:
+    """The cell without IPython's magics (%xmode, %config), which set up the display only."""
+    return "\n".join(line for line in source.splitlines() if not line.startswith("%"))
+
+
+@pytest.mark.slow
+def test_chapter_1_runs_with_miniautograd_imported_as_torch() -> None:
+    notebook = nbformat.read(CHAPTER, as_version=4)
+    cells = [c for c in notebook.cells[1:] if c.cell_type == "code"]  # [0]: Colab set-up
+    assert sum(IMPORT in c.source for c in cells) == 1, "the chapter imports torch once"
+    assert {c.id for c in cells} >= PYTORCH_ONLY, "the excepted cells were renamed"
+    namespace: dict = {"display": lambda *objects: None}
+    problems = []
+    for cell in cells:
+        code = compile(as_plain_python(cell.source.replace(IMPORT, DROP_IN)), cell.id, "exec")
+        expected = cell.metadata.get("expected_exception")  # a cell meant to fail
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                exec(code, namespace)
+                raised = None
+            except Exception as error:  # noqa: BLE001 (any failure is reported below)
+                raised = f"{type(error).__name__}: {error}"
+        if cell.id in PYTORCH_ONLY:
+            continue
+        if (raised or "").split(":")[0] != (expected or ""):
+            problems.append(f"{cell.id}: expected {expected or 'no error'}, got {raised}")
+    assert not problems, "\n".join(problems)
