@@ -316,7 +316,7 @@ def test_draw_is_deterministic_and_boxes_the_gradient_ops() -> None:
             _feed, fetches = _seed_graph()
             svgs.append(st.draw(fetches).svg())
     assert svgs[0] == svgs[1]
-    assert "gradients/ (built by tf.gradients)" in svgs[0]
+    assert "gradients/ (built by gradients())" in svgs[0]
     assert "0x" not in svgs[0]
     listing = st.listing(fetches[0])
     assert listing.splitlines()[-1] == "Sum = Sum(Pow)  ()"
