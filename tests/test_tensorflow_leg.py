@@ -148,5 +148,11 @@ def test_the_seed_program_runs_with_only_the_import_line_changed(module: str) ->
     exec(compile(program, "seed_program", "exec"), namespace)
     losses = namespace["losses"]
     assert len(losses) == 500
-    assert np.all(np.isfinite(losses))
-    assert losses[-1] < 1e-2 * losses[0]
+    assert np.isfinite(losses[0])
+    if module == "miniautograd.static":
+        # Its reads see each variable as it was when the run started: plain gradient descent.
+        assert np.all(np.isfinite(losses))
+        assert losses[-1] < 1e-2 * losses[0]
+    # TensorFlow runs the program with reference variables, and no edge orders the gradient's
+    # read of w2 against the assign that writes it (chapter 5, "A data race"): some runs
+    # diverge, so the trend of its loss is not the program's to promise.

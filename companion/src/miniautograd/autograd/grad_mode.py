@@ -83,7 +83,7 @@ class enable_grad(_ModeContext):  # noqa: N801 - torch's name
 
 class inference_mode(no_grad):  # noqa: N801 - torch's name
     """Records nothing, like ``no_grad``. torch also makes its results *inference tensors*, which
-    skip version counting and raise if autograd later records an operation on them (or if they
+    skip version counting and raise if a recorded operation saves them for backward (or if they
     are changed in place outside the mode); miniautograd has no inference tensors, so code that
     torch refuses runs here."""
 
