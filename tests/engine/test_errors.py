@@ -178,8 +178,10 @@ def test_error_like_torch(program, hints):
 
 
 def test_version_error_message():
-    """torch names the op that made the current version: 'which is output 0 of Add'."""
-    error = raises_like_torch(_version_error, "[torch.FloatTensor [2]], which is output 0 of")
+    """torch names the op that made the current version: 'which is output 0 of Add'. The
+    tensor type reads like miniautograd's dtypes (``t.type()`` is miniautograd.FloatTensor)."""
+    error = raises_like_torch(_version_error,
+                              "[miniautograd.FloatTensor [2]], which is output 0 of")
     assert "clone()" in str(error)
 
 

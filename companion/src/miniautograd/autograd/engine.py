@@ -29,6 +29,8 @@ def _as_tuple(value: Any) -> tuple:
 
 
 def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
+    """The gradient each output starts with: ``gradient`` as given (the engine casts it to the
+    output's dtype), or 1 for a scalar output."""
     if len(grads) == 0:
         grads = (None,) * len(outputs)
     if len(grads) != len(outputs):
@@ -56,9 +58,7 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
             grad = Tensor._make(np.ones_like(out._data))
         elif not isinstance(grad, Tensor):
             grad = Tensor._make(np.asarray(grad, dtype=out._data.dtype))
-        elif grad._data.dtype != out._data.dtype:
-            grad = grad.to(out.dtype)  # a gradient always takes its tensor's dtype
-        elif grad._data.shape != out._data.shape:
+        if grad._data.shape != out._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
                 f"output[{index}] has a shape of {out.shape}. The gradient must have the "
@@ -163,7 +163,7 @@ def execute(
         while ready:
             node = ready.pop()
             if node is root:
-                grad_inputs = root.apply()
+                grad_inputs = validate_outputs(root, root.apply())
             else:
                 grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
                 if node._tensor_pre_hooks or node._retained or type(node) is AccumulateGrad:
@@ -211,13 +211,48 @@ def _call(node: Node, grad_outputs: list) -> tuple:
                 grad_outputs = list(replaced)
     if all(g is None for g in grad_outputs):
         return (None,) * len(node._next_nodes)
-    grad_inputs = node.apply(*grad_outputs)
+    grad_inputs = validate_outputs(node, node.apply(*grad_outputs))
     if node._post_hooks:
         for hook in node._post_hooks:
             replaced = hook(tuple(grad_inputs), tuple(grad_outputs))
             if replaced is not None:
                 grad_inputs = tuple(replaced)
     return grad_inputs
+
+
+def validate_outputs(node: Node, grads: tuple) -> tuple:
+    """Fit each gradient ``node`` computed to the input it is for, as torch's engine does.
+
+    A backward formula returns the bare local derivative: ``a + b`` with ``a`` of shape
+    (3, 4) and ``b`` of shape (4,) gives ``grad`` for both. Here, once for every node, a
+    gradient with broadcast dimensions is summed back to its input's shape, and one of
+    another dtype is cast to the input's dtype; any other shape is an error in the formula.
+    """
+    checked = list(grads)
+    for index, (child, output_nr, grad) in enumerate(zip(node._next_nodes, node._next_nrs,
+                                                          grads, strict=True)):
+        if child is None or grad is None:
+            continue
+        shape, dtype = child._output_meta[output_nr]
+        if grad._data.shape != shape:
+            if not _expandable(shape, grad._data.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                    f"{list(grad.shape)} but expected shape compatible with {list(shape)}"
+                )
+            grad = grad.sum_to_size(shape)
+        if grad._data.dtype != dtype:
+            grad = grad.to(dtype=dtype)
+        checked[index] = grad
+    return tuple(checked)
+
+
+def _expandable(shape: tuple, to: tuple) -> bool:
+    """Whether broadcasting can stretch ``shape`` to ``to`` (so a gradient of shape ``to``
+    sums back to ``shape``)."""
+    if len(shape) > len(to):
+        return False
+    return all(n in (1, m) for n, m in zip(shape[::-1], to[::-1], strict=False))
 
 
 def backward(
