@@ -112,11 +112,12 @@ class BackwardFunction(Node):
     """The backward node of a ``Function``; it is also the ``ctx`` that forward receives."""
 
     _forward_cls: type[Function]
-    # What forward saved, in order: SavedTensor for tensors, numbers and None as they are.
-    # None once backward has freed them.
-    _packed: tuple[Any, ...] | None = ()
-    _packed_names: tuple[str, ...] = ()  # torch's names for them: ``_saved_self``, ...
+    # What forward saved, in order: SavedTensor for tensors, numbers and None as they are; a
+    # dict by torch's names (``_saved_self``) for built-in ops. None once backward freed them.
+    _packed: tuple[Any, ...] | dict[str, Any] | None = ()
     _result: SavedTensor | None = None
+    _dirty: tuple[Tensor, ...] = ()
+    _non_differentiable: tuple[Tensor, ...] = ()
     needs_input_grad: tuple[bool, ...] = ()
     materialize_grads = True
 
@@ -137,9 +138,10 @@ class BackwardFunction(Node):
         for in-place changes when unpacked; a Python number or None is kept as it is. Nothing
         is kept when no input needs a gradient: no backward will ask for it."""
         if True in self.needs_input_grad:
-            self._packed_names = tuple(values)
-            self._packed = tuple([SavedTensor(v) if isinstance(v, Tensor) else v
-                                 for v in values.values()])
+            for name, value in values.items():
+                if isinstance(value, Tensor):
+                    values[name] = SavedTensor(value)
+            self._packed = values
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors
@@ -156,6 +158,8 @@ class BackwardFunction(Node):
         saved = self._packed
         if saved is None:
             raise RuntimeError(_FREED)
+        if type(saved) is dict:
+            saved = saved.values()
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
     @property
@@ -177,7 +181,7 @@ class BackwardFunction(Node):
 
     def __dir__(self) -> list[str]:
         """List the saved values as torch's nodes do (``_saved_self``, ``_saved_result``, ...)."""
-        names = [f"_saved_{n}" for n in self._packed_names]
+        names = [f"_saved_{n}" for n in self._names_of_saved()]
         if self._forward_cls.saves_result:
             names.append("_saved_result")
         return sorted(set(super().__dir__()) | set(names))
@@ -187,16 +191,29 @@ class BackwardFunction(Node):
         key = name[7:] if name.startswith("_saved_") else None
         if key == "result" and self._forward_cls.saves_result:
             return self.result
-        if key in self._packed_names:
-            return _number_as_tensor(self.saved_tensors[self._packed_names.index(key)])
+        names = self._names_of_saved()
+        if key in names:
+            return _number_as_tensor(self.saved_tensors[names.index(key)])
         if key and key in self.__dict__:  # what forward kept on ctx: `_saved_dim`, ...
             return self.__dict__[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def _names_of_saved(self) -> list[str]:
+        """torch's names of what a built-in op saved (``self``, ``other``, ...), also once freed
+        (reading them then raises, as in torch)."""
+        packed = self._packed
+        return list(packed) if type(packed) is dict else list(self._freed_names)
+
+    _freed_names: tuple[str, ...] = ()
+
     def _release(self) -> None:
-        if self._packed:
+        packed = self._packed
+        if packed:
+            if type(packed) is dict:
+                self._freed_names = tuple(packed)
             self._packed = None
-        self._result = None
+        if self._result is not None:
+            self._result = None
 
     def apply(self, *grad_outputs: Any) -> tuple:
         return self._forward_cls._run_backward(self, grad_outputs)
@@ -304,8 +321,8 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
     ctx._input_positions = positions
     ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
     outputs = result if isinstance(result, tuple) else (result,)
-    dirty = {id(t) for t in getattr(ctx, "_dirty", ())}
-    non_diff = {id(t) for t in getattr(ctx, "_non_differentiable", ())}
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(args[i]) for i in positions}
     connected, meta = [], []
     for index, out in enumerate(outputs):
@@ -383,6 +400,10 @@ class _DelayedError(Function):
 # ---- built-in operations -----------------------------------------------------------------------
 
 _new_node = object.__new__  # an untracked node needs no sequence number: Node.__init__ is skipped
+# One tuple object for each value a node keeps (``(True, False)``, ``(0, 0)``, a shape and
+# dtype): sharing them leaves Python's garbage collector fewer objects to look through while a
+# graph grows.
+_SHARED: dict[tuple, tuple] = {}
 
 
 class Op(Function):
@@ -391,7 +412,7 @@ class Op(Function):
     Inputs are tensors or Python numbers (both get an edge in ``next_functions``, as torch
     gives a wrapped number one); parameters such as ``dim`` are keyword arguments. Backward
     returns the bare local derivative for each input: the engine sums away broadcasting and
-    casts to the input's dtype (``engine.validate_outputs``).
+    casts to the input's dtype (``engine.fit_gradient``, like torch's validate_outputs).
 
     The one difference from a ``Function``: forward takes arrays out of its inputs and returns
     one array, which ``apply`` wraps into the output tensor. Arrays record nothing, so forward
@@ -409,27 +430,70 @@ class Op(Function):
     _node_suffix = "0"
     is_view = False
 
-    @classmethod
-    def apply(cls, *inputs: Any, **params: Any) -> Tensor:
-        ctx = _new_node(cls._backward_cls)
-        needs = tuple([isinstance(v, Tensor) and v._requires_grad for v in inputs])
-        recording = STATE.enabled and True in needs
-        ctx.needs_input_grad = needs if recording else (False,) * len(inputs)
-        out = Tensor._make(cls.forward(ctx, *inputs, **params))
-        if recording:
-            ctx._seq = next(_sequence_numbers)
-            ctx.next_functions = tuple([edge_to(v) for v in inputs])
-            ctx._output_meta = ((out._data.shape, out._data.dtype),)
-            out._requires_grad, out.grad_fn = True, ctx
-            if cls.saves_result:
-                saved = ctx._result = SavedTensor(out)
-                saved._as_output()
-        return _mark_view(out, inputs[0]) if cls.is_view else out
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.apply = staticmethod(_apply_of(cls))  # type: ignore[method-assign]
+        backward = cls.backward
+
+        def run_backward(ctx: BackwardFunction, *grad_outputs: Any) -> tuple:
+            grads = backward(ctx, *grad_outputs)
+            return grads if type(grads) is tuple else (grads,)
+
+        cls._backward_cls.apply = run_backward  # type: ignore[method-assign]
 
     @classmethod
     def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:
         grads = cls.backward(ctx, *grad_outputs)
         return grads if isinstance(grads, tuple) else (grads,)
+
+
+def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
+    """``Op.apply`` for one op class: a plain function of the inputs, so that the op table can
+    install it as the Tensor method itself (``Tensor.exp is Exp.apply``), with no call in
+    between on the hottest path of the engine."""
+    backward_cls, forward = cls._backward_cls, cls.forward
+    saves_result, is_view = cls.saves_result, cls.is_view
+    shared = _SHARED.setdefault  # one object for each value: see _SHARED
+
+    def apply(*inputs: Any, **params: Any) -> Tensor:
+        # One pass over the inputs finds which need grad and their edges, as edge_to() would;
+        # the node joins the graph only if some input needs a gradient.
+        ctx = _new_node(backward_cls)
+        needs, nodes, numbers, recording = [], [], [], False
+        if STATE.enabled:
+            for value in inputs:
+                if isinstance(value, Tensor) and value._requires_grad:
+                    recording = True
+                    needs.append(True)
+                    node = value.grad_fn
+                    if node is None:
+                        nodes.append(accumulator(value))
+                        numbers.append(0)
+                    else:
+                        nodes.append(node)
+                        numbers.append(value._output_nr)
+                else:
+                    needs.append(False)
+                    nodes.append(None)
+                    numbers.append(0)
+        if not recording:
+            ctx.needs_input_grad = (False,) * len(inputs)
+            out = Tensor._make(forward(ctx, *inputs, **params))
+            return _mark_view(out, inputs[0]) if is_view else out
+        needs, numbers = tuple(needs), tuple(numbers)
+        ctx.needs_input_grad = shared(needs, needs)
+        ctx._seq = next(_sequence_numbers)
+        ctx._next_nodes, ctx._next_nrs = tuple(nodes), shared(numbers, numbers)
+        out = Tensor._make(forward(ctx, *inputs, **params), True, ctx)
+        data = out._data  # numpy hands back a scalar for a 0-d result; _make made it an array
+        meta = ((data.shape, data.dtype),)
+        ctx._output_meta = shared(meta, meta)
+        if saves_result:
+            saved = ctx._result = SavedTensor(out)
+            saved._as_output()
+        return _mark_view(out, inputs[0]) if is_view else out
+
+    return apply
 
 
 def _mark_view(out: Tensor, base: Tensor) -> Tensor:

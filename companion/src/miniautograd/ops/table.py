@@ -61,6 +61,8 @@ def as_method(impl: Callable[..., Any]) -> Callable[..., Any]:
     if not isinstance(impl, type):
         return impl
     apply = impl.apply
+    if isinstance(impl.__dict__.get("apply"), staticmethod):  # an Op's: a plain function
+        return apply
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         return apply(self, *args, **kwargs)
@@ -84,7 +86,7 @@ def as_function(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def bindings(entry: Entry, inplace_method: Callable[[Callable], Callable]
+def bindings(entry: Entry, inplace_method: Callable[[str, Callable], Callable]
              ) -> tuple[dict[str, Any], dict[str, Any]]:
     """What one table line defines: (Tensor attributes, module-level functions) by name."""
     methods: dict[str, Any] = {}
@@ -99,7 +101,7 @@ def bindings(entry: Entry, inplace_method: Callable[[Callable], Callable]
     for operator in entry.operators:
         methods[operator] = method
     if entry.inplace:
-        in_place = inplace_method(method)
+        in_place = inplace_method(entry.name, method)
         in_place.__name__ = in_place.__qualname__ = entry.name + "_"
         methods[entry.name + "_"] = in_place
         if entry.inplace is True:
