@@ -166,7 +166,8 @@ def execute(
                 grad_inputs = root.apply()
             else:
                 grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
-                if node._tensor_pre_hooks or node._retained or type(node) is AccumulateGrad:
+                if node._tensor_pre_hooks or node._retained or (
+                        type(node) is AccumulateGrad and node.variable._hooks):
                     _run_tensor_hooks(node, grad_outputs)
                 if needed is not None and _captured_instead(node, grad_outputs, targets, needed,
                                                             captured):

@@ -388,11 +388,17 @@ class Clamp(Op):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save(self=a)
         ctx.bounds = (min, max)
-        dtype = result_dtype(a, *(b for b in (min, max) if b is not None))
-        data = a._data.astype(dtype, copy=False)
-        low = -np.inf if min is None else min
-        high = np.inf if max is None else max
-        return np.clip(data, low, high).astype(dtype, copy=False)
+        data = a._data
+        if data.dtype.kind != "f" or not all(type(b) in (int, float) for b in (min, max)
+                                             if b is not None):
+            data = data.astype(result_dtype(a, *(b for b in (min, max) if b is not None)),
+                               copy=False)
+        # maximum and minimum keep nan, as torch does (and take a third of np.clip's time)
+        if min is not None:
+            data = np.maximum(data, min)
+        if max is not None:
+            data = np.minimum(data, max)
+        return data
 
     @staticmethod
     def backward(ctx, grad):
