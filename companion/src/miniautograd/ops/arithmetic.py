@@ -2,7 +2,7 @@
 written with tensor operations so that it can itself be differentiated (double backward).
 
 Broadcasting needs no code here: ``a + b`` with ``b`` broadcast returns ``grad`` for ``b``
-too, and the engine sums it back to ``b``'s shape (``engine.fit_gradient``, like torch's validate_outputs).
+too, and the engine sums it back to ``b``'s shape (``engine.fit_gradient``).
 """
 
 from __future__ import annotations
