@@ -122,6 +122,7 @@ OPS = [
     # ---- elementwise functions ----
     row("exp", [(3, 4)], lambda t, a: a.exp()),
     row("exp_fn", [(3, 4)], lambda t, a: t.exp(a)),
+    row("expm1", [(3, 4)], lambda t, a: t.expm1(a) + (a * 2).expm1_()),
     row("log", [POS], lambda t, a: a.log()),
     row("log_fn", [POS], lambda t, a: t.log(a)),
     row("sqrt", [POS], lambda t, a: a.sqrt()),

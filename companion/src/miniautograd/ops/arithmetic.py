@@ -226,6 +226,21 @@ class Exp(Op):
         return grad * ctx.result
 
 
+class Expm1(Op):
+    """exp(x) - 1, accurate where exp(x) is close to 1."""
+
+    saves_result = True
+
+    @staticmethod
+    @quiet
+    def forward(ctx, a):
+        return np.expm1(floating(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (ctx.result + 1)
+
+
 class Log(Op):
     @staticmethod
     @quiet
@@ -517,6 +532,7 @@ TABLE = [
     op("pos", identity, method=False, function=False, operators=("__pos__",)),
     op("reciprocal", Reciprocal),
     op("exp", Exp, inplace=True),
+    op("expm1", Expm1, inplace=True),
     op("log", Log, inplace=True),
     op("sqrt", Sqrt, inplace=True),
     op("sin", Sin),
