@@ -268,7 +268,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         track = STATE.enabled and True in needs
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs if track else (False,) * len(args)
@@ -339,7 +339,7 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
         elif id(out) in input_ids:
             out = out._alias()  # an input returned as is becomes a new tensor, as in torch
         meta.append((out._data.shape, out._data.dtype))
-        if id(out) in non_diff or not out.dtype.is_floating_point:
+        if id(out) in non_diff or out._data.dtype.kind != "f":
             out._requires_grad = False
         else:
             out._requires_grad, out.grad_fn, out._output_nr = True, ctx, index
@@ -459,8 +459,9 @@ def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
         # One pass over the inputs finds which need grad and their edges, as edge_to() would;
         # the node joins the graph only if some input needs a gradient.
         ctx = _new_node(backward_cls)
-        needs, nodes, numbers, recording = [], [], [], False
+        recording = False
         if STATE.enabled:
+            needs, nodes, numbers = [], [], []
             for value in inputs:
                 if isinstance(value, Tensor) and value._requires_grad:
                     recording = True
