@@ -11,44 +11,48 @@ from __future__ import annotations
 from typing import Any
 
 
-class ReadyQueue(list):
-    """A binary max-heap of nodes by sequence number, kept in the list itself (so that the
-    engine's ``while ready:`` is a plain list test)."""
+class ReadyQueue:
+    __slots__ = ("_heap",)
 
-    __slots__ = ()
+    def __init__(self) -> None:
+        self._heap: list[Any] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
 
     def push(self, node: Any) -> None:
-        self.append(node)
-        if len(self) > 1:  # a lone node is already in place (the common case: a chain)
-            self._sift_up(len(self) - 1, 0, node)
+        heap = self._heap
+        heap.append(node)
+        self._sift_up(len(heap) - 1, 0, node)
 
-    def pop(self) -> Any:  # type: ignore[override]
-        top = self[0]
-        last = list.pop(self)
-        if self:
-            self._adjust(0, len(self), last)
+    def pop(self) -> Any:
+        heap = self._heap
+        top = heap[0]
+        last = heap.pop()
+        if heap:
+            self._adjust(0, len(heap), last)
         return top
 
     def _sift_up(self, hole: int, top: int, node: Any) -> None:
-        seq = node._seq
+        heap, seq = self._heap, node._seq
         parent = (hole - 1) // 2
-        while hole > top and self[parent]._seq < seq:
-            self[hole] = self[parent]
+        while hole > top and heap[parent]._seq < seq:
+            heap[hole] = heap[parent]
             hole = parent
             parent = (hole - 1) // 2
-        self[hole] = node
+        heap[hole] = node
 
     def _adjust(self, hole: int, length: int, node: Any) -> None:
         """libstdc++'s ``__adjust_heap``: move the hole down to a leaf, then sift ``node`` up."""
-        top, child = hole, hole
+        heap, top, child = self._heap, hole, hole
         while child < (length - 1) // 2:
             child = 2 * (child + 1)
-            if self[child]._seq < self[child - 1]._seq:
+            if heap[child]._seq < heap[child - 1]._seq:
                 child -= 1
-            self[hole] = self[child]
+            heap[hole] = heap[child]
             hole = child
         if length % 2 == 0 and child == (length - 2) // 2:
             child = 2 * (child + 1)
-            self[hole] = self[child - 1]
+            heap[hole] = heap[child - 1]
             hole = child - 1
         self._sift_up(hole, top, node)
