@@ -1,4 +1,4 @@
-"""``Tensor``: an array, plus what autograd needs to know about it.
+"""``Tensor``: an array, plus what autograd needs to know about it (read this file fourth).
 
 A tensor holds its data (a numpy or CuPy array), whether it ``requires_grad``, the node that
 produced it (``grad_fn``; None for a leaf) and a version counter that in-place operations bump,

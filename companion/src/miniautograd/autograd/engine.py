@@ -1,9 +1,15 @@
 """The backward pass: an iterative walk over the graph, in the order torch's engine uses.
 
+Read this file second, after ``function.py``.
+
 1. Count, for every node reachable from the roots, how many edges point into it.
 2. Start from a root node holding the initial gradients. A node runs once every edge into it
    has delivered its gradient (its count reaches 0); among the nodes ready to run, the most
    recently created runs first. No recursion, so a graph a million nodes deep is fine.
+3. Each gradient a node returns is fitted to the input it is for before it travels on
+   (``fit_gradient``): summed back over broadcast dimensions, cast to the input's dtype. So a
+   backward formula is the bare local derivative, as in micrograd, and broadcasting is undone
+   in this one place, as torch's ``validate_outputs`` does it.
 """
 
 from __future__ import annotations

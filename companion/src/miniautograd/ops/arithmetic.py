@@ -1,5 +1,7 @@
-"""Elementwise operations. Each backward is the local derivative times the incoming gradient,
-written with tensor operations so that it can itself be differentiated (double backward).
+"""Elementwise operations (read this op file third, after function.py and engine.py).
+
+Each backward is the local derivative times the incoming gradient, written with tensor
+operations so that it can itself be differentiated (double backward).
 
 Broadcasting needs no code here: ``a + b`` with ``b`` broadcast returns ``grad`` for ``b``
 too, and the engine sums it back to ``b``'s shape (``engine.fit_gradient``).
