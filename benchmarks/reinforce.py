@@ -51,15 +51,14 @@ def returns_to_go(rewards: np.ndarray, gamma: float) -> np.ndarray:
     return returns
 
 
-def play(engine: ModuleType, policy: Any, envs: Any, seed: int) -> tuple[np.ndarray, ...]:
-    """One episode per CartPole, in lockstep: (time, episode) states, actions, rewards, alive."""
+def play(act: Callable[[np.ndarray], np.ndarray], envs: Any, seed: int) -> tuple[np.ndarray, ...]:
+    """One episode per CartPole, in lockstep, each step's actions from ``act(observations)``:
+    (time, episode) arrays of states, actions, rewards, and which steps are real."""
     observation, _ = envs.reset(seed=seed)
     alive = np.ones(envs.num_envs, dtype=bool)
     states, actions, rewards, running = [], [], [], []
     while alive.any():
-        with engine.no_grad():
-            logits = policy(engine.from_numpy(observation))
-            action = engine.distributions.Categorical(logits=logits).sample().numpy()
+        action = act(observation)
         next_observation, reward, terminated, truncated, _ = envs.step(action)
         states.append(observation)
         actions.append(action)
@@ -89,9 +88,13 @@ def train(engine: ModuleType, max_episodes: int, stop_when_solved: bool, batch: 
     optimizer = engine.optim.Adam(policy.parameters(), lr=lr)
     envs = gym.make_vec("CartPole-v1", num_envs=batch, vectorization_mode="vector_entry_point")
     episode_returns: list[float] = []
+    def act(observation: np.ndarray) -> np.ndarray:
+        with engine.no_grad():
+            logits = policy(engine.from_numpy(observation))
+            return engine.distributions.Categorical(logits=logits).sample().numpy()
+
     while len(episode_returns) < max_episodes:
-        states, actions, rewards, alive = play(engine, policy, envs,
-                                               seed * 100_000 + len(episode_returns))
+        states, actions, rewards, alive = play(act, envs, seed * 100_000 + len(episode_returns))
         returns = returns_to_go(rewards, gamma)[alive]
         weights = (returns - returns.mean()) / (returns.std() + 1e-8)
         dist = engine.distributions.Categorical(
@@ -146,30 +149,20 @@ def train_mygrad(max_episodes: int, stop_when_solved: bool, batch: int = 32,
 
     envs = gym.make_vec("CartPole-v1", num_envs=batch, vectorization_mode="vector_entry_point")
     episode_returns: list[float] = []
+    def act(observation: np.ndarray) -> np.ndarray:
+        with mg.no_autodiff:
+            return _sample(policy(observation).data)
+
     while len(episode_returns) < max_episodes:
-        observation, _ = envs.reset(seed=seed * 100_000 + len(episode_returns))
-        alive = np.ones(envs.num_envs, dtype=bool)
-        states, actions, rewards, running = [], [], [], []
-        while alive.any():
-            with mg.no_autodiff:
-                action = _sample(policy(observation).data)
-            next_observation, reward, terminated, truncated, _ = envs.step(action)
-            states.append(observation)
-            actions.append(action)
-            rewards.append(reward * alive)
-            running.append(alive)
-            alive = alive & ~(terminated | truncated)
-            observation = next_observation
-        states_a, actions_a = np.stack(states), np.stack(actions)
-        rewards_a, alive_a = np.stack(rewards), np.stack(running)
-        returns = returns_to_go(rewards_a, gamma)[alive_a]
+        states, actions, rewards, alive = play(act, envs, seed * 100_000 + len(episode_returns))
+        returns = returns_to_go(rewards, gamma)[alive]
         weights = (returns - returns.mean()) / (returns.std() + 1e-8)
-        log_probs = mg.nnet.activations.logsoftmax(policy(states_a[alive_a]), axis=-1)
-        chosen = log_probs[np.arange(len(weights)), actions_a[alive_a]]
+        log_probs = mg.nnet.activations.logsoftmax(policy(states[alive]), axis=-1)
+        chosen = log_probs[np.arange(len(weights)), actions[alive]]
         loss = -(chosen * weights.astype(np.float32)).sum() / batch
         loss.backward()
         optimizer.step([param.grad for param in params])
-        episode_returns += rewards_a.sum(axis=0).tolist()
+        episode_returns += rewards.sum(axis=0).tolist()
         if stop_when_solved and solved_after(episode_returns) is not None:
             break
     envs.close()
