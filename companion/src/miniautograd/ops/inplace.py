@@ -156,7 +156,7 @@ def _fill(self: Tensor, value: Any, fill: type) -> Tensor:
     if isinstance(value, Tensor):
         value = value.item()
     if not (STATE.enabled and self._requires_grad):  # nothing to record: write directly
-        self._data[...] = value
+        self._data.fill(value)
         self._vc[0] += 1
         return self
     return in_place(self, lambda t: fill.apply(t, value=value))
