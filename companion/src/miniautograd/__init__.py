@@ -4,7 +4,7 @@
 unchanged and gives the same numbers (random numbers included: the generator is torch's).
 """
 
-from . import autograd, cuda, distributions, nn, optim
+from . import autograd, cuda, distributions, nn, ops, optim
 from ._backend import device
 from ._creation import (
     arange,
@@ -53,11 +53,10 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import install
 
 # Every operation in the op table (ops/): Tensor methods (x.exp(), x + y, x.add_(y)) and the
 # functions of this module (miniautograd.exp, miniautograd.cat, ...).
-install(Tensor, globals())
+ops.install(Tensor, globals())
 
 # torch's short dtype names; they shadow builtins only as attributes of this module.
 globals().update({"bool": bool_, "float": float32, "double": float64, "long": int64,
