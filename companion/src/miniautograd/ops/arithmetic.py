@@ -30,7 +30,10 @@ class Add(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, grad if ctx.alpha == 1 else grad * ctx.alpha
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = grad if ctx.alpha == 1 else grad * ctx.alpha
+        return grad, grad_b
 
 
 def _is_bool(value: Any) -> bool:
@@ -57,7 +60,10 @@ class Sub(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        return grad, grad_b
 
 
 class Rsub(Op):
