@@ -42,9 +42,9 @@ execute: setup
 	@if [ -z "$(CHAPTERS)" ]; then echo "No notebooks in book/chapters/."; exit 0; fi; \
 	$(PY) scripts/bootstrap_cell.py $(CHAPTERS) && $(PY) scripts/execute_notebooks.py $(CHAPTERS)
 
+# Full sizes, all engines; rewrites the results in benchmarks/README.md (see that file).
 bench: setup
-	@if [ -f benchmarks/run.py ]; then $(PY) benchmarks/run.py; \
-	else echo "benchmarks/run.py does not exist yet."; fi
+	$(PY) benchmarks/run.py
 
 setup: $(PIP_STAMP) $(NPM_STAMP)
 

@@ -10,27 +10,34 @@ the batch's time steps, and Adam (lr 0.02) takes a step. Two measurements per en
 - wall time and episode count to solve the task (mean return >= 475 over 100 consecutive
   episodes), one run each from seed 0.
 
-Both engines draw the same random numbers (miniautograd replays torch's CPU generator), so
+All engines draw the same random numbers (miniautograd replays torch's CPU generator), so
 their first episodes are identical; rounding differences in the last bit make the runs
 diverge after a few hundred episodes, so the episode counts to solve differ a little.
+mygrad has no layers, distributions or optimizers: its program writes the policy out, samples
+actions with torch's generator as numpy code (``miniautograd._random``, which replays it), and
+takes torch's Adam steps on the numpy arrays (``numpy_adam.py``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import gymnasium as gym
+import mygrad as mg
 import numpy as np
 import torch
 
 import miniautograd
+from benchmarks.numpy_adam import Adam
 from benchmarks.results import Check, WorkloadResult
 from benchmarks.timing import measure
+from miniautograd import _random
 
-ENGINES: dict[str, ModuleType] = {"miniautograd": miniautograd, "torch": torch}
 SOLVED_MEAN, SOLVED_WINDOW = 475.0, 100
 
 
@@ -44,15 +51,14 @@ def returns_to_go(rewards: np.ndarray, gamma: float) -> np.ndarray:
     return returns
 
 
-def play(engine: ModuleType, policy: Any, envs: Any, seed: int) -> tuple[np.ndarray, ...]:
-    """One episode per CartPole, in lockstep: (time, episode) states, actions, rewards, alive."""
+def play(act: Callable[[np.ndarray], np.ndarray], envs: Any, seed: int) -> tuple[np.ndarray, ...]:
+    """One episode per CartPole, in lockstep, each step's actions from ``act(observations)``:
+    (time, episode) arrays of states, actions, rewards, and which steps are real."""
     observation, _ = envs.reset(seed=seed)
     alive = np.ones(envs.num_envs, dtype=bool)
     states, actions, rewards, running = [], [], [], []
     while alive.any():
-        with engine.no_grad():
-            logits = policy(engine.from_numpy(observation))
-            action = engine.distributions.Categorical(logits=logits).sample().numpy()
+        action = act(observation)
         next_observation, reward, terminated, truncated, _ = envs.step(action)
         states.append(observation)
         actions.append(action)
@@ -82,9 +88,13 @@ def train(engine: ModuleType, max_episodes: int, stop_when_solved: bool, batch: 
     optimizer = engine.optim.Adam(policy.parameters(), lr=lr)
     envs = gym.make_vec("CartPole-v1", num_envs=batch, vectorization_mode="vector_entry_point")
     episode_returns: list[float] = []
+    def act(observation: np.ndarray) -> np.ndarray:
+        with engine.no_grad():
+            logits = policy(engine.from_numpy(observation))
+            return engine.distributions.Categorical(logits=logits).sample().numpy()
+
     while len(episode_returns) < max_episodes:
-        states, actions, rewards, alive = play(engine, policy, envs,
-                                               seed * 100_000 + len(episode_returns))
+        states, actions, rewards, alive = play(act, envs, seed * 100_000 + len(episode_returns))
         returns = returns_to_go(rewards, gamma)[alive]
         weights = (returns - returns.mean()) / (returns.std() + 1e-8)
         dist = engine.distributions.Categorical(
@@ -101,9 +111,74 @@ def train(engine: ModuleType, max_episodes: int, stop_when_solved: bool, batch: 
     return episode_returns
 
 
-def time_to_solve(engine: ModuleType, max_episodes: int) -> dict[str, Any]:
+# ---- mygrad: the same agent, written out -----------------------------------------------------
+
+
+def _linear_init(fan_in: int, fan_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """nn.Linear's initial weight and bias, drawn as torch draws them (kaiming_uniform_)."""
+    bound = math.sqrt(3.0) * (math.sqrt(2.0 / (1 + math.sqrt(5) ** 2)) / math.sqrt(fan_in))
+    weight = _random.uniform_((fan_out, fan_in), -bound, bound, np.float32)
+    bias = _random.uniform_((fan_out,), -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in), np.float32)
+    return weight, bias
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def _sample(logits: np.ndarray) -> np.ndarray:
+    """Categorical(logits=logits).sample(): torch's multinomial call on the softmax."""
+    normalised = _log_softmax(logits)
+    shifted = np.exp(normalised - normalised.max(axis=-1, keepdims=True))
+    probs = shifted / shifted.sum(axis=-1, keepdims=True)
+    return _random.multinomial(probs, 1, True)[:, 0]
+
+
+def train_mygrad(max_episodes: int, stop_when_solved: bool, batch: int = 32,
+                 hidden: int = 128, lr: float = 0.02, gamma: float = 0.99,
+                 seed: int = 0) -> list[float]:
+    """REINFORCE from ``seed`` in mygrad; the return of every episode played, in order."""
+    _random.manual_seed(seed)
+    params = [mg.tensor(array) for array in (*_linear_init(4, hidden), *_linear_init(hidden, 2))]
+    w1, b1, w2, b2 = params
+    optimizer = Adam([param.data for param in params], lr=lr)
+
+    def policy(states: np.ndarray) -> Any:
+        return mg.matmul(mg.nnet.activations.relu(mg.matmul(states, w1.T) + b1), w2.T) + b2
+
+    envs = gym.make_vec("CartPole-v1", num_envs=batch, vectorization_mode="vector_entry_point")
+    episode_returns: list[float] = []
+    def act(observation: np.ndarray) -> np.ndarray:
+        with mg.no_autodiff:
+            return _sample(policy(observation).data)
+
+    while len(episode_returns) < max_episodes:
+        states, actions, rewards, alive = play(act, envs, seed * 100_000 + len(episode_returns))
+        returns = returns_to_go(rewards, gamma)[alive]
+        weights = (returns - returns.mean()) / (returns.std() + 1e-8)
+        log_probs = mg.nnet.activations.logsoftmax(policy(states[alive]), axis=-1)
+        chosen = log_probs[np.arange(len(weights)), actions[alive]]
+        loss = -(chosen * weights.astype(np.float32)).sum() / batch
+        loss.backward()
+        optimizer.step([param.grad for param in params])
+        episode_returns += rewards.sum(axis=0).tolist()
+        if stop_when_solved and solved_after(episode_returns) is not None:
+            break
+    envs.close()
+    return episode_returns
+
+
+TRAIN: dict[str, Callable[..., list[float]]] = {
+    "miniautograd": functools.partial(train, miniautograd),
+    "torch": functools.partial(train, torch),
+    "mygrad": train_mygrad,
+}
+
+
+def time_to_solve(name: str, max_episodes: int) -> dict[str, Any]:
     start = time.perf_counter()
-    returns = train(engine, max_episodes, stop_when_solved=True)
+    returns = TRAIN[name](max_episodes, stop_when_solved=True)
     seconds = time.perf_counter() - start
     return {"solved_after": solved_after(returns), "episodes": len(returns),
             "steps": int(sum(returns)), "wall_s": seconds, "returns": returns}
@@ -111,16 +186,16 @@ def time_to_solve(engine: ModuleType, max_episodes: int) -> dict[str, Any]:
 
 def run(quick: bool, repeats: int) -> WorkloadResult:
     episodes, batch = (8, 4) if quick else (128, 32)
-    cases = {name: functools.partial(train, engine, episodes, False, batch)
-             for name, engine in ENGINES.items()}
-    warmups = {name: functools.partial(train, engine, 2, False, 2)
-               for name, engine in ENGINES.items()}
+    cases = {name: functools.partial(run_engine, episodes, False, batch)
+             for name, run_engine in TRAIN.items()}
+    warmups = {name: functools.partial(run_engine, 2, False, 2)
+               for name, run_engine in TRAIN.items()}
     results = measure(cases, repeats, warmups=warmups)
     for measurement in results.values():  # the value column: the mean return of those episodes
         measurement.value = float(np.mean(measurement.value))
-    timed_returns = {name: cases[name]() for name in ENGINES}  # untimed re-run, for the check
-    same = timed_returns["miniautograd"] == timed_returns["torch"]
-    checks = [Check(f"the first {episodes} episodes are identical in both engines", same)]
+    timed_returns = {name: cases[name]() for name in TRAIN}  # untimed re-run, for the check
+    same = all(returns == timed_returns["torch"] for returns in timed_returns.values())
+    checks = [Check(f"the first {episodes} episodes are identical in every engine", same)]
     notes = []
     for name, measurement in results.items():
         per_second = episodes / measurement.best_wall if measurement.best_wall else float("nan")
@@ -128,19 +203,22 @@ def run(quick: bool, repeats: int) -> WorkloadResult:
                      f"{episodes} episodes")
     extra: dict[str, Any] = {"episodes_timed": episodes}
     if not quick:
-        solving = {name: time_to_solve(engine, 3000) for name, engine in ENGINES.items()}
+        solving = {name: time_to_solve(name, 3000) for name in TRAIN}
         for name, outcome in solving.items():
             checks.append(Check(f"{name} solves CartPole-v1 within 3000 episodes",
                                 outcome["solved_after"] is not None))
             notes.append(f"{name}: solved after {outcome['solved_after']} episodes "
                          f"({outcome['steps']} steps) in {outcome['wall_s']:.1f} s wall")
-        first = next((k for k, (a, b) in enumerate(zip(solving["miniautograd"]["returns"],
-                                                       solving["torch"]["returns"],
-                                                       strict=False)) if a != b), None)
-        notes.append(f"the two runs play identical episodes until episode {first}")
         extra["solve"] = {name: {k: v for k, v in outcome.items() if k != "returns"}
                           for name, outcome in solving.items()}
-        extra["first_different_episode"] = first
+        extra["first_different_episode"] = {}
+        for name, outcome in solving.items():
+            if name == "torch":
+                continue
+            pairs = zip(outcome["returns"], solving["torch"]["returns"], strict=False)
+            first = next((k for k, (a, b) in enumerate(pairs) if a != b), None)
+            notes.append(f"{name} plays the same episodes as torch until episode {first}")
+            extra["first_different_episode"][name] = first
     return WorkloadResult(
         key="reinforce",
         title="REINFORCE on CartPole-v1 (4 -> 128 -> 2 policy, Categorical, Adam)",

@@ -2,6 +2,8 @@
 
 Batches of 32 on tensors this small cost almost nothing in numpy, so the time is per-op
 overhead: creating tensors and graph nodes, nn.Module calls, the optimizer's Python loop.
+mygrad has neither layers nor optimizers: its program writes the two linear layers out and
+takes torch's Adam steps on numpy arrays (``numpy_adam.py``).
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ import functools
 from dataclasses import dataclass
 from types import ModuleType
 
+import mygrad as mg
 import numpy as np
 import torch
 
 import miniautograd
+from benchmarks.numpy_adam import Adam
 from benchmarks.results import WorkloadResult, agreement
 from benchmarks.timing import measure
 
@@ -58,8 +62,23 @@ def train(torch_module: ModuleType, p: Problem) -> float:
     return loss.item()
 
 
+def train_mygrad(p: Problem) -> float:
+    """The same loop in mygrad: x @ W.T + b by hand, torch's Adam on the numpy arrays."""
+    params = [mg.tensor(p.state[name].copy()) for name in ("0.weight", "0.bias", "2.weight",
+                                                           "2.bias")]
+    optimizer = Adam([param.data for param in params], lr=1e-3)
+    w0, b0, w2, b2 = params
+    for inputs, targets in zip(p.inputs, p.targets, strict=True):
+        hidden = mg.nnet.activations.relu(mg.matmul(inputs, w0.T) + b0)
+        loss = mg.mean((mg.matmul(hidden, w2.T) + b2 - targets) ** 2)
+        loss.backward()
+        optimizer.step([param.grad for param in params])
+    return loss.item()
+
+
 ENGINES = {"miniautograd": functools.partial(train, miniautograd),
-           "torch": functools.partial(train, torch)}
+           "torch": functools.partial(train, torch),
+           "mygrad": train_mygrad}
 
 
 def run(quick: bool, repeats: int) -> WorkloadResult:

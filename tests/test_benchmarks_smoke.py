@@ -74,7 +74,17 @@ def test_scalar_chain_gradients_and_micrograds_recursion_error(report: dict[str,
 
 def test_small_mlp_losses_agree(report: dict[str, Any]) -> None:
     losses = values(workload(report, "small_mlp"))
-    assert losses["miniautograd"] == pytest.approx(losses["torch"], rel=1e-5)
+    assert set(losses) == {"miniautograd", "torch", "mygrad"}
+    for engine, loss in losses.items():
+        assert loss == pytest.approx(losses["torch"], rel=1e-5), engine
+
+
+def test_reinforce_plays_the_same_episodes_on_every_engine(report: dict[str, Any]) -> None:
+    found = workload(report, "reinforce")
+    returns = values(found)
+    assert set(returns) == {"miniautograd", "torch", "mygrad"}
+    assert len(set(returns.values())) == 1, returns
+    assert [c["ok"] for c in found["checks"]] == [True]
 
 
 def test_first_failing_depth_bisects_to_the_exact_depth() -> None:

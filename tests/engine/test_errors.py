@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import raises_like_torch
+from helpers import raises_like_torch, same_on_both
 
 import miniautograd as mini
 
@@ -178,8 +178,10 @@ def test_error_like_torch(program, hints):
 
 
 def test_version_error_message():
-    """torch names the op that made the current version: 'which is output 0 of Add'."""
-    error = raises_like_torch(_version_error, "[torch.FloatTensor [2]], which is output 0 of")
+    """torch names the op that made the current version: 'which is output 0 of Add'. The
+    tensor type reads like miniautograd's dtypes (``t.type()`` is miniautograd.FloatTensor)."""
+    error = raises_like_torch(_version_error,
+                              "[miniautograd.FloatTensor [2]], which is output 0 of")
     assert "clone()" in str(error)
 
 
@@ -195,3 +197,21 @@ def test_non_leaf_grad_access_warns():
         y = mini.ones(2, requires_grad=True) * 2
         with pytest.raises(UserWarning, match="retain_grad"):
             _ = y.grad
+
+
+def _backward_with_gradient(t, shape, dtype):
+    x = t.ones(3, requires_grad=True)
+    (x * 2).backward(t.ones(shape, dtype=dtype))
+    return x.grad
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"], ids=["same_dtype", "other_dtype"])
+def test_backward_gradient_of_another_shape_is_refused(dtype):
+    """The shape is checked before the gradient takes the output's dtype (the check used to
+    come after, and a float64 gradient of 5 elements for 3 outputs gave x a 5-element grad)."""
+    raises_like_torch(lambda t: _backward_with_gradient(t, 5, getattr(t, dtype)),
+                      "Mismatch in shape", "[5]", "[3]")
+
+
+def test_backward_gradient_of_another_dtype_is_cast():
+    same_on_both(lambda t: _backward_with_gradient(t, 3, t.float64))

@@ -25,8 +25,8 @@ TARGET = NoGrad(np.array([1, 0, 3], dtype=np.int64))
 MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever the input dtype
 
 
-# Engine bugs still open (see /tmp/engine_bugs.md while the engine is being written), each a
-# strict xfail so that a fix is noticed. First-order values at these points already agree.
+# Engine bugs still open, each a strict xfail so that a fix is noticed. First-order values at
+# these points already agree.
 WARNS = ("engine bug: pow's backward at base 0 leaks numpy's RuntimeWarning 'invalid value "
          "encountered in multiply' (inf * 0); torch is silent")
 KNOWN_DIFFERENCES = {
@@ -41,9 +41,9 @@ KNOWN_DIFFERENCES = {
     "var_of_one_element_2nd": "engine bug: double backward of var with no degrees of freedom is "
                               "a tensor, torch's is None (unconnected)",
 }
-# Batched @ records one BmmBackward0 node in miniautograd (documented in companion/README: torch's
-# expand/view/bmm/unsafe-view chain is an implementation detail). The rows check values and
-# gradients; test_batched_matmul_graph keeps the graph difference visible as a strict xfail.
+# Batched @ records one BmmBackward0 node in miniautograd, a known difference (companion/README:
+# torch records expand/view/bmm/_unsafe_view chains). The rows check values and gradients;
+# test_batched_matmul_graph keeps the graph difference visible as a strict xfail.
 VALUES_ONLY = {"matmul_batched", "matmul_batched_broadcast", "matmul_batched_broadcast_left",
                "matmul_batched_vector", "matmul_4d"}
 
@@ -122,6 +122,7 @@ OPS = [
     # ---- elementwise functions ----
     row("exp", [(3, 4)], lambda t, a: a.exp()),
     row("exp_fn", [(3, 4)], lambda t, a: t.exp(a)),
+    row("expm1", [(3, 4)], lambda t, a: t.expm1(a) + (a * 2).expm1_()),
     row("log", [POS], lambda t, a: a.log()),
     row("log_fn", [POS], lambda t, a: t.log(a)),
     row("sqrt", [POS], lambda t, a: a.sqrt()),
@@ -417,8 +418,8 @@ def test_op(inputs, fn, options, dtype, device):
     check_op(inputs, fn, dtype=dtype, device=device, **options)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: batched @ records one BmmBackward0; torch "
-                   "records expand/view/bmm/_unsafe_view (UnsafeViewBackward0) chains")
+@pytest.mark.xfail(strict=True, reason="known difference: batched @ records one BmmBackward0; "
+                   "torch records expand/view/bmm/_unsafe_view (UnsafeViewBackward0) chains")
 @pytest.mark.parametrize(("inputs", "fn", "options"), [p for p in OPS if p.id in VALUES_ONLY])
 def test_batched_matmul_graph(inputs, fn, options):
     check_op(inputs, fn, **{**options, "graph": True}, double_backward=False)

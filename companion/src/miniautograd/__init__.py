@@ -6,7 +6,7 @@ unchanged and gives the same numbers (random numbers included: the generator is 
 
 from importlib.metadata import version as _installed_version
 
-from . import autograd, cuda, distributions, nn, optim
+from . import autograd, cuda, distributions, nn, ops, optim
 from ._backend import device
 from ._creation import (
     arange,
@@ -47,73 +47,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._functional import (
-    abs,
-    add,
-    addmm,
-    allclose,
-    argmax,
-    argmin,
-    cat,
-    ceil,
-    chunk,
-    clamp,
-    clip,
-    clone,
-    concat,
-    cos,
-    div,
-    dot,
-    eq,
-    equal,
-    exp,
-    flatten,
-    floor,
-    ge,
-    gt,
-    is_tensor,
-    le,
-    log,
-    log_softmax,
-    lt,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mm,
-    mul,
-    mv,
-    ne,
-    neg,
-    numel,
-    permute,
-    pow,
-    reciprocal,
-    relu,
-    reshape,
-    round,
-    sigmoid,
-    sign,
-    sin,
-    softmax,
-    split,
-    sqrt,
-    squeeze,
-    stack,
-    std,
-    sub,
-    sum,
-    t,
-    tanh,
-    transpose,
-    unbind,
-    unsqueeze,
-    var,
-    where,
-)
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, is_tensor
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -121,6 +55,10 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+
+# Every operation in the op table (ops/): Tensor methods (x.exp(), x + y, x.add_(y)) and the
+# functions of this module (miniautograd.exp, miniautograd.cat, ...).
+ops.install(Tensor, globals())
 
 # torch's short dtype names; they shadow builtins only as attributes of this module.
 globals().update({"bool": bool_, "float": float32, "double": float64, "long": int64,

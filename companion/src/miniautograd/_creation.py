@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -69,8 +70,6 @@ def tensor(data: Any, dtype: DtypeLike = None, device: DeviceLike = None,
            requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, or an array)."""
     if isinstance(data, Tensor):
-        import warnings
-
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "

@@ -8,13 +8,19 @@ import numpy as np
 class dtype:  # noqa: N801 - torch's name
     """A tensor element type; ``is_floating_point`` decides whether it may require grad."""
 
-    __slots__ = ("is_floating_point", "itemsize", "name", "np_dtype")
+    __slots__ = ("is_floating_point", "itemsize", "name", "np_dtype", "scalar_name")
 
-    def __init__(self, name: str, np_dtype: type) -> None:
+    def __init__(self, name: str, np_dtype: type, scalar_name: str) -> None:
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
         self.is_floating_point = self.np_dtype.kind == "f"
         self.itemsize = self.np_dtype.itemsize
+        self.scalar_name = scalar_name  # torch's name in messages: "result type Float ..."
+
+    @property
+    def legacy_name(self) -> str:
+        """The pre-0.4 tensor type (``t.type()``, error messages): ``miniautograd.FloatTensor``."""
+        return f"miniautograd.{self.scalar_name}Tensor"
 
     def __repr__(self) -> str:
         return f"miniautograd.{self.name}"
@@ -23,12 +29,12 @@ class dtype:  # noqa: N801 - torch's name
         return self.name
 
 
-float32 = dtype("float32", np.float32)
-float64 = dtype("float64", np.float64)
-int32 = dtype("int32", np.int32)
-int64 = dtype("int64", np.int64)
-bool_ = dtype("bool", np.bool_)
-uint8 = dtype("uint8", np.uint8)
+float32 = dtype("float32", np.float32, "Float")
+float64 = dtype("float64", np.float64, "Double")
+int32 = dtype("int32", np.int32, "Int")
+int64 = dtype("int64", np.int64, "Long")
+bool_ = dtype("bool", np.bool_, "Bool")
+uint8 = dtype("uint8", np.uint8, "Byte")
 
 _BY_NUMPY = {d.np_dtype: d for d in (float32, float64, int32, int64, bool_, uint8)}
 _DEFAULT_FLOAT = [float32]

@@ -37,6 +37,7 @@ import operator
 import os
 import platform
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from functools import cache
 
 import numpy as np
@@ -304,9 +305,39 @@ def _fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndar
         c = np.broadcast_to(np.asarray(c, np.float32).astype(np.float64), p.shape)
         return _add_round_to_odd(p, c).astype(np.float32)
     a, b, c = np.broadcast_arrays(a, np.asarray(b, np.float64), np.asarray(c, np.float64))
-    ph, pl = _two_prod(a, b)
-    sh, sl = _two_sum(c, ph)
-    return sh + _add_round_to_odd(sl, pl)
+    with np.errstate(all="ignore"):  # out of range, the tricks overflow: those are redone below
+        ph, pl = _two_prod(a, b)
+        sh, sl = _two_sum(c, ph)
+        out = sh + _add_round_to_odd(sl, pl)
+        trusted = _tricks_exact(a, b, c, ph)
+    for index in np.flatnonzero(~trusted):  # rare: subnormal or huge operands and products
+        out.flat[index] = _exact_fma(float(a.flat[index]), float(b.flat[index]),
+                                     float(c.flat[index]))
+    return out
+
+
+def _tricks_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Where Dekker's product and Knuth's sum are exact: no overflow, and a product whose
+    rounding error is itself a float (not below the subnormals, as with std = 2.2e-309)."""
+    size_a, size_b, size_p = np.abs(a), np.abs(b), np.abs(p)
+    splittable = (size_a <= 2.0**990) & (size_b <= 2.0**990) & (np.abs(c) <= 2.0**1000)
+    normal = ((size_a >= 2.0**-1000) & (size_b >= 2.0**-1000) & (size_p >= 2.0**-960)
+              & (size_p <= 2.0**1000))
+    return splittable & ((a == 0) | (b == 0) | normal)
+
+
+def _exact_fma(a: float, b: float, c: float) -> float:
+    """a * b + c rounded once, from the exact rational value (float() of a Fraction rounds
+    correctly, subnormals included)."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c
+    if not math.isfinite(c):
+        return c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
 
 
 def _mul_add(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:

@@ -1,20 +1,28 @@
-"""``Tensor``: an array, plus what autograd needs to know about it.
+"""``Tensor``: an array, plus what autograd needs to know about it (read this file fourth).
 
 A tensor holds its data (a numpy or CuPy array), whether it ``requires_grad``, the node that
 produced it (``grad_fn``; None for a leaf) and a version counter that in-place operations bump,
 so that backward can refuse to use a saved value that was later overwritten.
+
+The class body is about what autograd stores. The operations (``+``, ``exp``, ``sum``,
+``reshape``, ``to``, ...) are attached by the package's ``__init__`` from the op table
+(``ops/``), the way torch generates its methods from ``native_functions.yaml``. (The file is
+``_tensor.py``, as in torch: ``miniautograd.tensor`` is the function that makes tensors.)
 """
 
 from __future__ import annotations
 
+import warnings
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import _backend, _dtype
 from ._backend import device as Device
+from ._format import tensor_repr
+from .utils.hooks import RemovableHandle
 
 _GRAD_OF_NON_LEAF = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -92,13 +100,19 @@ class Tensor:
 
     def _init(self, data: Any, requires_grad: bool = False, grad_fn: Any = None,
               output_nr: int = 0, vc: list | None = None) -> None:
+        """Set every field: the one place a tensor is filled in (``_make``, ``__init__`` and
+        ``Parameter`` all come here)."""
+        if type(data) is not np.ndarray and (
+            isinstance(data, np.generic) or not _backend.is_cuda_array(data)
+        ):
+            data = np.asarray(data)  # numpy returns scalars from 0-d operations
         self._data = data
         self._requires_grad = requires_grad
         self.grad_fn = grad_fn
         self._output_nr = output_nr
         self._grad = None
-        self._vc = [0] if vc is None else vc
-        self._acc_ref = None
+        self._vc = [0] if vc is None else vc  # shared with views: one storage, one version
+        self._acc_ref = None  # a weak reference to this leaf's AccumulateGrad node
         self._hooks = None
         self._retains_grad = False
         self._view_base = None
@@ -106,24 +120,9 @@ class Tensor:
     @classmethod
     def _make(cls, data: Any, requires_grad: bool = False, grad_fn: Any = None,
               output_nr: int = 0, vc: list | None = None) -> Tensor:
-        """Wrap an array without copying (the fast path every operation uses)."""
-        if type(data) is not np.ndarray and (
-            isinstance(data, np.generic) or not _backend.is_cuda_array(data)
-        ):
-            data = np.asarray(data)  # numpy returns scalars from 0-d operations
-        # The same fields as _init, set inline: this runs for every operation, and a call
-        # to _init would add measurable per-op overhead (see benchmarks/).
+        """Wrap an array without copying: how every operation makes its output."""
         tensor = cls.__new__(cls)
-        tensor._data = data
-        tensor._requires_grad = requires_grad
-        tensor.grad_fn = grad_fn
-        tensor._output_nr = output_nr
-        tensor._grad = None
-        tensor._vc = [0] if vc is None else vc
-        tensor._acc_ref = None
-        tensor._hooks = None
-        tensor._retains_grad = False
-        tensor._view_base = None
+        tensor._init(data, requires_grad, grad_fn, output_nr, vc)
         return tensor
 
     # ---- metadata ---------------------------------------------------------------------------
@@ -184,13 +183,6 @@ class Tensor:
         return _backend.to_numpy(self._data).__array_interface__["data"][0] if not self.is_cuda \
             else self._data.data.ptr
 
-    def untyped_storage_id(self) -> int:
-        """An id of the memory block this tensor views (shared by views and ``detach()``)."""
-        base = self._data
-        while getattr(base, "base", None) is not None:
-            base = base.base
-        return id(base)
-
     # ---- requires_grad, grad ----------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
@@ -220,8 +212,6 @@ class Tensor:
     @property
     def grad(self) -> Tensor | None:
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            import warnings
-
             warnings.warn(_GRAD_OF_NON_LEAF, UserWarning, stacklevel=2)
         return self._grad
 
@@ -258,21 +248,10 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._register_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import RemovableHandle
-
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(hook)
         return RemovableHandle(self._hooks, hook)
-
-    def _get_accumulator(self) -> Any:
-        accumulator = self._acc_ref() if self._acc_ref is not None else None
-        if accumulator is None:
-            from .autograd.graph import AccumulateGrad
-
-            accumulator = AccumulateGrad(self)
-            self._acc_ref = weakref.ref(accumulator)
-        return accumulator
 
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Sequence[Tensor] | None = None) -> None:
@@ -281,6 +260,7 @@ class Tensor:
         For a non-scalar tensor, ``gradient`` is the vector v of the vector-Jacobian product
         v^T J (what the result is weighted by), not a place to store the result.
         """
+        # Lazy: the engine computes on tensors, so it imports this module.
         from .autograd.engine import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -312,36 +292,8 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._data = value._data
 
-    def clone(self) -> Tensor:
-        from .ops.shape import Clone
-
-        return Clone.apply(self)
-
     def contiguous(self) -> Tensor:
         return self
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``."""
-        target_device, target_dtype = kwargs.get("device"), kwargs.get("dtype")
-        for arg in args:
-            if isinstance(arg, Tensor):
-                target_device, target_dtype = arg.device, arg.dtype
-            elif isinstance(arg, (str, Device)):
-                target_device = arg
-            elif arg is not None:
-                target_dtype = arg
-        from .ops.shape import ToCopy
-
-        np_dtype = _dtype.to_numpy_dtype(target_dtype) if target_dtype is not None else None
-        new_device = Device(target_device) if target_device is not None else None
-        if (np_dtype is None or np_dtype == self._data.dtype) and (
-            new_device is None or new_device == self.device
-        ):
-            return self
-        if np_dtype is not None and np_dtype.kind != "f":
-            with_device = self if new_device is None else self.detach().to(new_device)
-            return Tensor._make(with_device._data.astype(np_dtype))  # integers carry no graph
-        return ToCopy.apply(self, dtype=np_dtype, device=new_device)
 
     def cpu(self) -> Tensor:
         return self.to("cpu")
@@ -367,9 +319,7 @@ class Tensor:
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
-            names = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-                     "int32": "IntTensor", "bool": "BoolTensor", "uint8": "ByteTensor"}
-            return "miniautograd." + names[self.dtype.name]
+            return self.dtype.legacy_name
         return self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:
@@ -434,9 +384,15 @@ class Tensor:
         array = self._numpy_view()
         return array if dtype is None else array.astype(dtype)
 
-    def __repr__(self) -> str:
-        from ._format import tensor_repr
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - torch's name
+        return self.permute(*reversed(range(self._data.ndim)))
 
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - torch's name
+        return self.transpose(-2, -1)
+
+    def __repr__(self) -> str:
         return tensor_repr(self)
 
     def __hash__(self) -> int:
@@ -465,6 +421,15 @@ def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._make(np.array(array), requires_grad)
 
 
-from . import _methods  # noqa: E402  (attaches the operation methods to Tensor)
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
 
-_methods.install(Tensor)
+
+def zero_grads(tensors: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Forget the gradients of the last step (backward adds to ``.grad``, it never resets it):
+    what ``Module.zero_grad`` and ``Optimizer.zero_grad`` both do."""
+    for tensor in tensors:
+        if set_to_none:
+            tensor.grad = None
+        elif tensor._grad is not None:
+            tensor._grad.zero_()

@@ -15,8 +15,12 @@ from typing import Any
 
 import numpy as np
 
+import miniautograd
+
 from . import _backend
+from ._creation import tensor
 from ._tensor import Tensor
+from .graph import GraphComparison, same_graph
 
 
 @dataclass
@@ -35,14 +39,13 @@ class Comparison:
     """The outcome of ``compare_with_torch``; truthy when everything agrees."""
 
     rows: list[Difference] = field(default_factory=list)
-    graph_mini: list[str] = field(default_factory=list)
-    graph_torch: list[str] = field(default_factory=list)
+    graph: GraphComparison | None = None  # None when an output is not a tensor
     atol: float = 0.0
     rtol: float = 0.0
 
     @property
     def same_graph(self) -> bool:
-        return self.graph_mini == self.graph_torch
+        return self.graph is None or self.graph.equal
 
     @property
     def passed(self) -> bool:
@@ -56,8 +59,7 @@ class Comparison:
         for row in self.rows:
             lines.append(f"{row.name:<14}{list(row.shape)!s:<14}{row.max_abs:>14.3e}"
                          f"{row.max_rel:>14.3e}  {'yes' if row.ok else 'NO'}")
-        graph = "same" if self.same_graph else (
-            f"DIFFERENT\n  miniautograd: {self.graph_mini}\n  torch:        {self.graph_torch}")
+        graph = "same" if self.same_graph else f"DIFFERENT\n{self.graph}"
         lines.append(f"graph: {graph}")
         lines.append(f"verdict: {'agree' if self.passed else 'DISAGREE'} "
                      f"(atol={self.atol:g}, rtol={self.rtol:g})")
@@ -70,8 +72,8 @@ class Comparison:
             f"<td>{'✔' if r.ok else '✘'}</td></tr>"
             for r in self.rows
         )
-        graph = "same op names and edges" if self.same_graph else html.escape(
-            f"miniautograd {self.graph_mini} vs torch {self.graph_torch}")
+        graph = "same op names and edges" if self.same_graph else (
+            f"<pre>{html.escape(str(self.graph))}</pre>")
         verdict = "agree" if self.passed else "DISAGREE"
         return (
             "<table><thead><tr><th>quantity</th><th>shape</th><th>max abs diff</th>"
@@ -79,19 +81,6 @@ class Comparison:
             f"<p>graph: {graph}. Verdict: <b>{verdict}</b> "
             f"(atol={self.atol:g}, rtol={self.rtol:g}).</p>"
         )
-
-
-def _graph_names(output: Any) -> list[str]:
-    """Op names in a deterministic walk of ``next_functions`` (AccumulateGrad included)."""
-    names, stack, seen = [], [getattr(output, "grad_fn", None)], set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(node.name())
-        stack.extend(child for child, _ in reversed(node.next_functions))
-    return names
 
 
 def _as_array(value: Any) -> np.ndarray:
@@ -134,16 +123,14 @@ def compare_with_torch(fn: Callable[..., Any], *inputs: Any, device: str = "cpu"
     engine's module (``miniautograd`` or ``torch``), so ``torch.relu(x)`` works in both runs.
     Tolerances default to float32's (1e-5/1e-4) or float64's (1e-10/1e-7) precision.
     """
-    import torch
-
-    import miniautograd
+    import torch  # lazy: torch is an optional dependency of miniautograd
 
     arrays = [np.array(_as_array(value) if not isinstance(value, (list, float, int)) else value)
               for value in inputs]
     minis, torches = [], []
     for array in arrays:
         floating = array.dtype.kind == "f"
-        minis.append(miniautograd.tensor(array, device=device, requires_grad=floating))
+        minis.append(tensor(array, device=device, requires_grad=floating))
         torches.append(torch.tensor(array, device=device, requires_grad=floating))
     out_mini, out_torch = _call(fn, miniautograd, minis), _call(fn, torch, torches)
     double = any(a.dtype == np.float64 for a in arrays)
@@ -154,12 +141,12 @@ def compare_with_torch(fn: Callable[..., Any], *inputs: Any, device: str = "cpu"
     if getattr(out_torch, "requires_grad", False):
         weights = np.random.default_rng(seed).standard_normal(out_torch.shape)
         weights = weights.astype(_as_array(out_torch).dtype)
-        out_mini.backward(miniautograd.tensor(weights, device=device))
+        out_mini.backward(tensor(weights, device=device))
         out_torch.backward(torch.tensor(weights, device=device))
         for index, (mine, theirs) in enumerate(zip(minis, torches, strict=True)):
             if theirs.requires_grad:
                 report.rows.append(
                     _difference(f"grad input {index}", mine.grad, theirs.grad, atol, rtol))
-    report.graph_mini = _graph_names(out_mini)
-    report.graph_torch = _graph_names(out_torch)
+    if isinstance(out_mini, Tensor) and isinstance(out_torch, torch.Tensor):
+        report.graph = same_graph(out_mini, out_torch)
     return report

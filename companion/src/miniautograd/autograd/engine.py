@@ -1,9 +1,15 @@
 """The backward pass: an iterative walk over the graph, in the order torch's engine uses.
 
+Read this file second, after ``function.py``.
+
 1. Count, for every node reachable from the roots, how many edges point into it.
 2. Start from a root node holding the initial gradients. A node runs once every edge into it
    has delivered its gradient (its count reaches 0); among the nodes ready to run, the most
    recently created runs first. No recursion, so a graph a million nodes deep is fine.
+3. Each gradient a node returns is fitted to the input it is for before it travels on
+   (``fit_gradient``): summed back over broadcast dimensions, cast to the input's dtype. So a
+   backward formula is the bare local derivative, as in micrograd, and broadcasting is undone
+   in this one place, as torch's ``validate_outputs`` does it.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ def _as_tuple(value: Any) -> tuple:
 
 
 def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
+    """The gradient each output starts with: ``gradient`` as given (the engine casts it to the
+    output's dtype), or 1 for a scalar output."""
     if len(grads) == 0:
         grads = (None,) * len(outputs)
     if len(grads) != len(outputs):
@@ -56,9 +64,7 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
             grad = Tensor._make(np.ones_like(out._data))
         elif not isinstance(grad, Tensor):
             grad = Tensor._make(np.asarray(grad, dtype=out._data.dtype))
-        elif grad._data.dtype != out._data.dtype:
-            grad = grad.to(out.dtype)  # a gradient always takes its tensor's dtype
-        elif grad._data.shape != out._data.shape:
+        if grad._data.shape != out._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
                 f"output[{index}] has a shape of {out.shape}. The gradient must have the "
@@ -166,20 +172,31 @@ def execute(
                 grad_inputs = root.apply()
             else:
                 grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
-                if node._tensor_pre_hooks or node._retained or type(node) is AccumulateGrad:
+                if node._tensor_pre_hooks or node._retained or (
+                        type(node) is AccumulateGrad and node.variable._hooks):
                     _run_tensor_hooks(node, grad_outputs)
                 if needed is not None and _captured_instead(node, grad_outputs, targets, needed,
                                                             captured):
                     grad_inputs = (None,) * len(node._next_nodes)
                 else:
-                    grad_inputs = _call(node, grad_outputs)
+                    if node._pre_hooks or node._post_hooks:
+                        grad_inputs = _call_with_hooks(node, grad_outputs)
+                    elif grad_outputs[0] is None and all(g is None for g in grad_outputs):
+                        grad_inputs = (None,) * len(node._next_nodes)  # nothing to propagate
+                    else:
+                        grad_inputs = node.apply(*grad_outputs)
                     if not retain_graph:
                         node._release()
+            # Send each gradient along its edge, fitted to the input it is for.
             for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
                                               strict=True):
                 if child is None:
                     continue
                 if grad is not None:
+                    shape, dtype = child._output_meta[output_nr]
+                    data = grad._data
+                    if data.shape != shape or data.dtype != dtype:
+                        grad = fit_gradient(node, grad_inputs, grad, shape, dtype)
                     buffer = buffers.get(child)
                     if buffer is None:
                         buffer = buffers[child] = [None] * child._num_outputs
@@ -194,6 +211,35 @@ def execute(
     return [captured.get(edge) for edge in capture]
 
 
+def fit_gradient(node: Node, grads: tuple, grad: Tensor, shape: tuple, dtype: Any) -> Tensor:
+    """A gradient ``node`` computed, fitted to its input as torch's ``validate_outputs`` does.
+
+    A backward formula returns the bare local derivative: ``a + b`` with ``a`` of shape
+    (3, 4) and ``b`` of shape (4,) gives ``grad`` for both. Here, once for every node, a
+    gradient with broadcast dimensions is summed back to its input's shape, and one of
+    another dtype is cast to the input's dtype; any other shape is an error in the formula.
+    """
+    if grad._data.shape != shape:
+        if not _expandable(shape, grad._data.shape):
+            index = next(i for i, g in enumerate(grads) if g is grad)
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(grad.shape)} but expected shape compatible with {list(shape)}"
+            )
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != dtype:
+        grad = grad.to(dtype=dtype)
+    return grad
+
+
+def _expandable(shape: tuple, to: tuple) -> bool:
+    """Whether broadcasting can stretch ``shape`` to ``to`` (so a gradient of shape ``to``
+    sums back to ``shape``)."""
+    if len(shape) > len(to):
+        return False
+    return all(n in (1, m) for n, m in zip(shape[::-1], to[::-1], strict=False))
+
+
 def _captured_instead(node: Node, grad_outputs: list, targets: set, needed: set,
                       captured: dict) -> bool:
     """For autograd.grad: record gradients reaching a target; True if ``node`` must not run."""
@@ -203,18 +249,26 @@ def _captured_instead(node: Node, grad_outputs: list, targets: set, needed: set,
     return node not in needed or type(node) is AccumulateGrad
 
 
-def _call(node: Node, grad_outputs: list) -> tuple:
+def _call_with_hooks(node: Node, grad_outputs: list) -> tuple:
+    """Run one node's backward with its hooks: pre-hooks see (and may replace) the gradients
+    of its outputs, post-hooks the gradients it computed, already fitted to its inputs."""
     if node._pre_hooks:
         for hook in node._pre_hooks:
             replaced = hook(tuple(grad_outputs))
             if replaced is not None:
                 grad_outputs = list(replaced)
-    if all(g is None for g in grad_outputs):
+    if grad_outputs[0] is None and all(g is None for g in grad_outputs):
         return (None,) * len(node._next_nodes)
     grad_inputs = node.apply(*grad_outputs)
     if node._post_hooks:
+        grad_inputs = tuple(
+            None if grad is None or child is None
+            else fit_gradient(node, grad_inputs, grad, *child._output_meta[output_nr])
+            for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
+                                              strict=True)
+        )
         for hook in node._post_hooks:
-            replaced = hook(tuple(grad_inputs), tuple(grad_outputs))
+            replaced = hook(grad_inputs, tuple(grad_outputs))
             if replaced is not None:
                 grad_inputs = tuple(replaced)
     return grad_inputs

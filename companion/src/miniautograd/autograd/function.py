@@ -1,9 +1,11 @@
 """``Function``: an operation with a forward and a backward written side by side.
 
-Every built-in operation of miniautograd is an ``Op`` (a ``Function`` whose forward computes on
-arrays); user code subclasses ``Function`` exactly as in torch. Calling ``apply`` runs
-forward and, when some input requires grad, creates the backward node: the ``ctx`` object
-passed to forward *is* that node (``output.grad_fn``), as in torch.
+Read this file first. User code subclasses ``Function`` exactly as in torch; every built-in
+operation of miniautograd is an ``Op``, a ``Function`` whose forward computes on arrays.
+Calling ``apply`` runs forward and, when some input requires grad, links the backward node
+into the graph: the ``ctx`` object passed to forward *is* that node (``output.grad_fn``), as
+in torch. The engine (``engine.py``) later calls the node's backward with the gradient of
+each output, and sends the gradient of each input along ``next_functions``.
 """
 
 from __future__ import annotations
@@ -11,16 +13,16 @@ from __future__ import annotations
 import functools
 import re
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from .grad_mode import STATE, no_grad
-from .graph import Node, _sequence_numbers
-
-_new_node = object.__new__  # built-in nodes need no __init__ beyond their sequence number
+from .graph import AccumulateGrad, Node, _sequence_numbers
 
 _INPLACE_HINT = (
     "Hint: the tensor was changed in place (by an operation ending in '_', `+=`, `-=`, an "
@@ -37,13 +39,22 @@ _FREED = (
 )
 
 
+def accumulator(leaf: Tensor) -> AccumulateGrad:
+    """The ``AccumulateGrad`` node of a leaf: one per leaf, as long as some graph holds it."""
+    node = leaf._acc_ref() if leaf._acc_ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._acc_ref = weakref.ref(node)
+    return node
+
+
 def edge_to(value: Any) -> tuple[Node | None, int]:
     """The graph edge that gradient for ``value`` must travel along."""
     if not isinstance(value, Tensor) or not value._requires_grad:
         return (None, 0)
     if value.grad_fn is not None:
         return (value.grad_fn, value._output_nr)
-    return (value._get_accumulator(), 0)
+    return (accumulator(value), 0)
 
 
 class SavedTensor:
@@ -69,12 +80,12 @@ class SavedTensor:
             tensor = self.tensor
             kind = f", which is output 0 of {_op_name(node)}" if tensor is None \
                 else _describe_origin(tensor)
-            shape = list(self.data.shape if tensor is None else tensor.shape)
+            data = self.data if tensor is None else tensor._data
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_type_name(self.data if tensor is None else tensor._data)} "
-                f"{shape}]{kind}, is at version {self.vc[0]}; expected version {self.version} "
-                f"instead. {_INPLACE_HINT}"
+                f"inplace operation: [{from_numpy_dtype(data.dtype).legacy_name} "
+                f"{list(data.shape)}]{kind}, is at version {self.vc[0]}; expected version "
+                f"{self.version} instead. {_INPLACE_HINT}"
             )
         if self.tensor is not None:
             return self.tensor
@@ -92,18 +103,21 @@ def _describe_origin(tensor: Tensor) -> str:
     return f", which is output {tensor._output_nr} of {_op_name(tensor.grad_fn)}"
 
 
-def _type_name(array: Any) -> str:
-    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}
-    return "torch." + names.get(str(array.dtype), f"{array.dtype}Tensor")
+def _number_as_tensor(value: Any) -> Any:
+    """torch shows a saved Python number as a 0-d tensor (float64, int64 or bool)."""
+    return Tensor._make(np.asarray(value)) if isinstance(value, (bool, int, float)) else value
 
 
 class BackwardFunction(Node):
     """The backward node of a ``Function``; it is also the ``ctx`` that forward receives."""
 
     _forward_cls: type[Function]
-    _names_saved: tuple[str, ...] = ()
-    _packed: tuple[SavedTensor | None, ...] | None = ()
+    # What forward saved, in order: SavedTensor for tensors, numbers and None as they are; a
+    # dict by torch's names (``_saved_self``) for built-in ops. None once backward freed them.
+    _packed: tuple[Any, ...] | dict[str, Any] | None = ()
     _result: SavedTensor | None = None
+    _dirty: tuple[Tensor, ...] = ()
+    _non_differentiable: tuple[Tensor, ...] = ()
     needs_input_grad: tuple[bool, ...] = ()
     materialize_grads = True
 
@@ -116,11 +130,18 @@ class BackwardFunction(Node):
                     f"{index} is of type {type(tensor).__name__}. Keep other values as "
                     "attributes of ctx (ctx.my_value = ...)."
                 )
-        self._packed = tuple(None if t is None else SavedTensor(t) for t in tensors)
-
-    def _save(self, *tensors: Tensor | None) -> None:
-        """save_for_backward without argument checks, for built-in ops."""
         self._packed = tuple([None if t is None else SavedTensor(t) for t in tensors])
+
+    def save(self, /, **values: Any) -> None:
+        """What built-in ops call: each value under torch's name for it (``self``, ``other``),
+        readable as ``_saved_<name>`` and, in order, as ``saved_tensors``. A tensor is checked
+        for in-place changes when unpacked; a Python number or None is kept as it is. Nothing
+        is kept when no input needs a gradient: no backward will ask for it."""
+        if True in self.needs_input_grad:
+            for name, value in values.items():
+                if isinstance(value, Tensor):
+                    values[name] = SavedTensor(value)
+            self._packed = values
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors
@@ -133,10 +154,13 @@ class BackwardFunction(Node):
 
     # ---- what backward may read ------------------------------------------------------------
     @property
-    def saved_tensors(self) -> tuple[Tensor | None, ...]:
-        if self._packed is None:
+    def saved_tensors(self) -> tuple[Any, ...]:
+        saved = self._packed
+        if saved is None:
             raise RuntimeError(_FREED)
-        return tuple(None if s is None else s.unpack(self) for s in self._packed)
+        if type(saved) is dict:
+            saved = saved.values()
+        return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
     @property
     def saved_variables(self) -> tuple[Tensor | None, ...]:
@@ -157,73 +181,65 @@ class BackwardFunction(Node):
 
     def __dir__(self) -> list[str]:
         """List the saved values as torch's nodes do (``_saved_self``, ``_saved_result``, ...)."""
-        names = [f"_saved_{n}" for n in type(self)._names_saved]
-        if type(self)._forward_cls._saves_result:
+        names = [f"_saved_{n}" for n in self._names_of_saved()]
+        if self._forward_cls.saves_result:
             names.append("_saved_result")
         return sorted(set(super().__dir__()) | set(names))
 
     def __getattr__(self, name: str) -> Any:
         # torch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`, ...
         key = name[7:] if name.startswith("_saved_") else None
-        if key == "result" and type(self)._forward_cls._saves_result:
+        if key == "result" and self._forward_cls.saves_result:
             return self.result
-        if key in type(self)._names_saved:
-            value = self.saved_tensors[type(self)._names_saved.index(key)]
-            if value is None and key == "other" and "number" in self.__dict__:
-                # A Python number operand: torch saves it as a 0-d tensor (float64 or int64).
-                return Tensor._make(np.asarray(self.__dict__["number"]))
-            return value
-        if key and key in self.__dict__:
+        names = self._names_of_saved()
+        if key in names:
+            return _number_as_tensor(self.saved_tensors[names.index(key)])
+        if key and key in self.__dict__:  # what forward kept on ctx: `_saved_dim`, ...
             return self.__dict__[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def _names_of_saved(self) -> list[str]:
+        """torch's names of what a built-in op saved (``self``, ``other``, ...), also once freed
+        (reading them then raises, as in torch)."""
+        packed = self._packed
+        return list(packed) if type(packed) is dict else list(self._freed_names)
+
+    _freed_names: tuple[str, ...] = ()
+
     def _release(self) -> None:
-        if self._packed:
+        packed = self._packed
+        if packed:
+            if type(packed) is dict:
+                self._freed_names = tuple(packed)
             self._packed = None
-        self._result = None
+        if self._result is not None:
+            self._result = None
 
     def apply(self, *grad_outputs: Any) -> tuple:
         return self._forward_cls._run_backward(self, grad_outputs)
-
-
-class _NoContext:
-    """The ctx handed to a built-in forward when no graph is recorded: it remembers nothing."""
-
-    __slots__ = ()
-    needs_input_grad = (False,) * 8
-
-    def save_for_backward(self, *tensors: Any) -> None:
-        pass
-
-    _save = save_for_backward
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        pass
-
-
-NO_CTX = _NoContext()
 
 
 class Function:
     """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``.
 
     Call it with ``MyFunction.apply(*args)``; ``backward`` returns one gradient (or None) per
-    argument of ``forward``.
+    argument of ``forward``. Its node is named ``<ClassName>Backward``.
     """
 
     _backward_cls: type[BackwardFunction]
-    _node_name: str | None = None
-    _saves_result = False
+    _node_suffix = ""  # built-in ops: "0", as torch numbers its built-in nodes
+    node_name: str | None = None  # a built-in op whose torch name is not <Class>Backward0
+    saves_result = False  # built-in ops whose backward reads ``ctx.result``
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("_node_name") or f"{cls.__name__}Backward"
-        saved = getattr(cls, "_names_saved", ())
-        body = {"_forward_cls": cls, "_names_saved": saved, "__module__": cls.__module__}
-        qualified = cls.__dict__.get("_node_qualname")
-        if qualified:  # nodes torch implements in C++ report a namespaced name()
-            body["name"] = lambda self: qualified
-        cls._backward_cls = type(name, (BackwardFunction,), body)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward{cls._node_suffix}"
+        namespace, _, short = name.rpartition("::")
+        body: dict[str, Any] = {"_forward_cls": cls, "__module__": cls.__module__,
+                                "__qualname__": short}
+        if namespace:  # nodes torch implements in C++ report a namespaced name()
+            body["name"] = lambda self: name
+        cls._backward_cls = type(short, (BackwardFunction,), body)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -252,7 +268,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         track = STATE.enabled and True in needs
         ctx = cls._backward_cls()
         ctx.needs_input_grad = needs if track else (False,) * len(args)
@@ -268,10 +284,12 @@ class Function:
 
     @classmethod
     def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:
+        """One gradient per tensor input, from backward's one per argument of forward. (The
+        engine then checks each against its input, and sums away broadcasting.)"""
         if ctx.materialize_grads:
             grad_outputs = tuple(
-                Tensor._make(np.zeros(shape, dtype)) if g is None else g
-                for g, (shape, dtype) in zip(grad_outputs, ctx._output_meta, strict=True)
+                Tensor._make(np.zeros(*meta)) if g is None and meta is not None else g
+                for g, meta in zip(grad_outputs, ctx._output_meta, strict=True)
             )
         grads = cls.backward(ctx, *grad_outputs)
         if not isinstance(grads, tuple):
@@ -286,50 +304,31 @@ class Function:
                 "for each argument that forward received, in the same order."
             )
         checked = []
-        for position, (shape, _) in zip(ctx._input_positions, ctx._input_meta, strict=True):
-            grad = grads[position]
-            if grad is not None and not ctx.needs_input_grad[position]:
-                grad = None
-            if grad is not None:
-                if not isinstance(grad, Tensor):
-                    raise TypeError(
-                        f"function {ctx.name()} returned a gradient of type "
-                        f"{type(grad).__name__} at index {position}; return a Tensor or None."
-                    )
-                grad = _reduce_to_shape(ctx, grad, shape, position)
+        for position in ctx._input_positions:
+            grad = grads[position] if ctx.needs_input_grad[position] else None
+            if grad is not None and not isinstance(grad, Tensor):
+                raise TypeError(
+                    f"function {ctx.name()} returned a gradient of type "
+                    f"{type(grad).__name__} at index {position}; return a Tensor or None."
+                )
             checked.append(grad)
         return tuple(checked)
-
-
-def _reduce_to_shape(ctx: BackwardFunction, grad: Tensor, shape: tuple, position: int) -> Tensor:
-    if grad.shape == shape:
-        return grad
-    try:
-        np.broadcast_shapes(tuple(shape), tuple(grad.shape))
-        if np.broadcast_shapes(tuple(shape), tuple(grad.shape)) != tuple(grad.shape):
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(
-            f"Function {ctx.name()} returned an invalid gradient at index {position} - got "
-            f"{list(grad.shape)} but expected shape compatible with {list(shape)}"
-        ) from None
-    return grad.sum_to_size(shape)
 
 
 def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
     """Make the forward's outputs children of ``ctx`` in the graph."""
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     ctx._input_positions = positions
-    ctx._input_meta = [(args[i]._data.shape, args[i]._data.dtype) for i in positions]
     ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
     outputs = result if isinstance(result, tuple) else (result,)
-    dirty = {id(t) for t in getattr(ctx, "_dirty", ())}
-    non_diff = {id(t) for t in getattr(ctx, "_non_differentiable", ())}
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(args[i]) for i in positions}
     connected, meta = [], []
     for index, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             connected.append(out)
+            meta.append(None)
             continue
         if id(out) in dirty:
             if out.grad_fn is None and out._requires_grad:
@@ -339,14 +338,14 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
             out._vc[0] += 1  # torch counts marking dirty as a modification of its own
         elif id(out) in input_ids:
             out = out._alias()  # an input returned as is becomes a new tensor, as in torch
-        meta.append((out.shape, out._data.dtype))
-        if id(out) in non_diff or not out.dtype.is_floating_point:
+        meta.append((out._data.shape, out._data.dtype))
+        if id(out) in non_diff or out._data.dtype.kind != "f":
             out._requires_grad = False
         else:
             out._requires_grad, out.grad_fn, out._output_nr = True, ctx, index
         connected.append(out)
     ctx._num_outputs = len(outputs)
-    ctx._output_meta = meta
+    ctx._output_meta = tuple(meta)
     if ctx._packed:
         output_ids = {id(t) for t in connected if isinstance(t, Tensor)}
         for saved in ctx._packed:
@@ -383,8 +382,7 @@ def _floating(value: Any) -> bool:
 
 
 class _DelayedError(Function):
-    _node_name = "Error"
-    _node_qualname = "torch::autograd::Error"
+    node_name = "torch::autograd::Error"
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor) -> Tensor:
@@ -399,58 +397,114 @@ class _DelayedError(Function):
         )
 
 
-def _mark_view(out: Tensor, base: Tensor) -> Tensor:
-    """A view shares its base's storage and version counter, and remembers its base."""
-    out._vc = base._vc
-    out._view_base = base._view_base if base._view_base is not None else base
-    return out
+# ---- built-in operations -----------------------------------------------------------------------
+
+_new_node = object.__new__  # an untracked node needs no sequence number: Node.__init__ is skipped
+# Speed: one tuple object for each value a node keeps (``(True, False)``, ``(0, 0)``, a shape
+# and dtype). Sharing them leaves Python's garbage collector far fewer objects to look through
+# while a graph grows: measured, the 100,000-deep chain runs ~20% faster. Bounded, so that a
+# program with ever new shapes does not grow it without end.
+_SHARED: dict[tuple, tuple] = {}
+_SHARED_LIMIT = 2**16
+
+
+def _share(value: tuple) -> tuple:
+    """``value`` from now on shared (see ``_SHARED``); called the first time it is seen."""
+    if len(_SHARED) >= _SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[value] = value
+    return value
 
 
 class Op(Function):
     """A built-in operation: forward computes on arrays, backward on (differentiable) Tensors.
 
     Inputs are tensors or Python numbers (both get an edge in ``next_functions``, as torch
-    gives a wrapped number one); parameters such as ``dim`` are keyword arguments.
+    gives a wrapped number one); parameters such as ``dim`` are keyword arguments. Backward
+    returns the bare local derivative for each input: the engine sums away broadcasting and
+    casts to the input's dtype (``engine.fit_gradient``, like torch's validate_outputs).
+
+    The one difference from a ``Function``: forward takes arrays out of its inputs and returns
+    one array, which ``apply`` wraps into the output tensor. Arrays record nothing, so forward
+    needs no ``no_grad()``; and with one output that ``apply`` makes itself, there is nothing
+    for ``_connect_outputs`` to sort out (several outputs, ``mark_dirty``,
+    ``mark_non_differentiable``, an input returned as is). The rest is the same: the ``ctx``
+    is the node, ``needs_input_grad`` says which inputs need a gradient, ``next_functions``
+    are the inputs' edges, and saved tensors are checked for in-place changes.
+
+    Class attributes, each only where needed: ``node_name`` (torch's node name, when it is
+    not ``<Class>Backward0``), ``saves_result`` (backward reads ``ctx.result``) and
+    ``is_view`` (the output shares its input's storage and version counter).
     """
 
-    _is_view = False  # views share their input's storage, so they share its version counter
+    _node_suffix = "0"
+    is_view = False
 
-    @classmethod
-    def apply(cls, *inputs: Any, **params: Any) -> Tensor:
-        # The hot path of the whole engine: one pass over the inputs finds which need grad
-        # and their edges; the node is only created when some input needs grad.
-        if STATE.enabled:
-            needs, nodes, nrs, tracked = [], [], [], False
-            for value in inputs:
-                if isinstance(value, Tensor) and value._requires_grad:
-                    tracked = True
-                    needs.append(True)
-                    node = value.grad_fn
-                    if node is None:
-                        nodes.append(value._get_accumulator())
-                        nrs.append(0)
-                    else:
-                        nodes.append(node)
-                        nrs.append(value._output_nr)
-                else:
-                    needs.append(False)
-                    nodes.append(None)
-                    nrs.append(0)
-            if tracked:
-                ctx = _new_node(cls._backward_cls)
-                ctx._seq = next(_sequence_numbers)
-                ctx.needs_input_grad = tuple(needs)
-                ctx._next_nodes = tuple(nodes)
-                ctx._next_nrs = tuple(nrs)
-                out = Tensor._make(cls.forward(ctx, *inputs, **params), True, ctx)
-                if cls._saves_result:
-                    saved = ctx._result = SavedTensor(out)
-                    saved._as_output()
-                return _mark_view(out, inputs[0]) if cls._is_view else out
-        out = Tensor._make(cls.forward(NO_CTX, *inputs, **params))
-        return _mark_view(out, inputs[0]) if cls._is_view else out
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Speed: apply is a plain function per op class (see _apply_of), installed as the
+        # Tensor method itself. Measured: ~6% fewer instructions on both the two-layer net and
+        # the scalar chain than a classmethod called through a method wrapper.
+        cls.apply = staticmethod(_apply_of(cls))  # type: ignore[method-assign]
 
     @classmethod
     def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:
         grads = cls.backward(ctx, *grad_outputs)
         return grads if isinstance(grads, tuple) else (grads,)
+
+
+def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
+    """``Op.apply`` for one op class: a plain function of the inputs, so that the op table can
+    install it as the Tensor method itself (``Tensor.exp is Exp.apply``), with no call in
+    between on the hottest path of the engine."""
+    backward_cls, forward = cls._backward_cls, cls.forward
+    saves_result, is_view = cls.saves_result, cls.is_view
+    shared = _SHARED.get  # one object for each value: see _SHARED
+
+    def apply(*inputs: Any, **params: Any) -> Tensor:
+        # One pass over the inputs finds which need grad and their edges, as edge_to() would;
+        # the node joins the graph only if some input needs a gradient.
+        ctx = _new_node(backward_cls)
+        recording = False
+        if STATE.enabled:
+            needs, nodes, numbers = [], [], []
+            for value in inputs:
+                if isinstance(value, Tensor) and value._requires_grad:
+                    recording = True
+                    needs.append(True)
+                    node = value.grad_fn
+                    if node is None:
+                        nodes.append(accumulator(value))
+                        numbers.append(0)
+                    else:
+                        nodes.append(node)
+                        numbers.append(value._output_nr)
+                else:
+                    needs.append(False)
+                    nodes.append(None)
+                    numbers.append(0)
+        if not recording:
+            ctx.needs_input_grad = (False,) * len(inputs)
+            out = Tensor._make(forward(ctx, *inputs, **params))
+            return _mark_view(out, inputs[0]) if is_view else out
+        needs, numbers = tuple(needs), tuple(numbers)
+        ctx.needs_input_grad = shared(needs) or _share(needs)
+        ctx._seq = next(_sequence_numbers)
+        ctx._next_nodes, ctx._next_nrs = tuple(nodes), shared(numbers) or _share(numbers)
+        out = Tensor._make(forward(ctx, *inputs, **params), True, ctx)
+        data = out._data  # numpy hands back a scalar for a 0-d result; _make made it an array
+        meta = ((data.shape, data.dtype),)
+        ctx._output_meta = shared(meta) or _share(meta)
+        if saves_result:
+            saved = ctx._result = SavedTensor(out)
+            saved._as_output()
+        return _mark_view(out, inputs[0]) if is_view else out
+
+    return apply
+
+
+def _mark_view(out: Tensor, base: Tensor) -> Tensor:
+    """A view shares its base's storage and version counter, and remembers its base."""
+    out._vc = base._vc
+    out._view_base = base._view_base if base._view_base is not None else base
+    return out

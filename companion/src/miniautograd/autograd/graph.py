@@ -11,19 +11,13 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from ..utils.hooks import RemovableHandle
+from .grad_mode import STATE
+
+__all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle"]
+
 _sequence_numbers = itertools.count()
 LAST_SEQUENCE_NR = 2**64 - 1
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks: list, hook: Any) -> None:
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 class Node:
@@ -34,6 +28,9 @@ class Node:
     _next_nodes: tuple[Node | None, ...] = ()
     _next_nrs: tuple[int, ...] = ()
     _num_outputs = 1
+    # (shape, dtype) of each output of the forward operation: the engine checks every gradient
+    # sent to this node against it, and sums away broadcasting (torch's validate_outputs).
+    _output_meta: tuple[tuple[tuple[int, ...], Any] | None, ...] = ()
     # Hooks are rare: class-level None until one is registered keeps node creation cheap.
     _pre_hooks: list[Callable] | None = None
     _post_hooks: list[Callable] | None = None
@@ -102,15 +99,17 @@ class AccumulateGrad(Node):
         self._seq = LAST_SEQUENCE_NR
         self.variable = variable
 
+    @property
+    def _output_meta(self) -> tuple:  # type: ignore[override]
+        """The leaf's shape and dtype: a gradient for it is checked against them."""
+        data = self.variable._data
+        return ((data.shape, data.dtype),)
+
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grad: Any) -> tuple:
-        from .grad_mode import STATE
-
         leaf = self.variable
-        if grad._data.dtype != leaf._data.dtype:
-            grad = grad.to(leaf.dtype)
         if leaf._grad is None:
             # Own the storage: the incoming buffer may be shared (a user's `gradient`, say).
             leaf._grad = grad if STATE.enabled else grad._detached_copy()

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from .. import _backend
-from .._tensor import Tensor
+from .._creation import empty
+from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import no_grad
 from . import functional as F
 from .parameter import Parameter
@@ -120,11 +121,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for param in self.parameters():
-            if set_to_none:
-                param.grad = None
-            elif param._grad is not None:
-                param._grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def state_dict(self) -> OrderedDict[str, Tensor]:
         state: OrderedDict[str, Tensor] = OrderedDict()
@@ -202,8 +199,6 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        from .._creation import empty
-
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
         self.bias = Parameter(empty(out_features, dtype=dtype, device=device)) if bias else None

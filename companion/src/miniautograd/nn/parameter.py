@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._creation import zeros
 from .._tensor import Tensor
 
 
@@ -11,8 +12,6 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        from .._creation import zeros
-
         source = zeros(0) if data is None else data
         self._init(source._data)
         self.requires_grad_(requires_grad)

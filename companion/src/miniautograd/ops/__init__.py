@@ -1,8 +1,33 @@
 """Built-in operations, one ``Op`` each: forward on arrays, backward on differentiable tensors.
 
 - ``arithmetic``: elementwise maths (``+ - * / **``, exp, log, relu, ...)
+- ``comparison``: comparisons and logic (no gradient)
 - ``reduction``: sum, mean, var, std, max, min
 - ``shape``: views and copies (reshape, transpose, indexing, cat, ...)
 - ``linalg``: matrix products
 - ``nn_ops``: softmax, log-softmax and losses
+- ``inplace``: torch's rules for in-place changes (``add_``, ``t[i] = v``, ...)
+
+Each module ends with its part of the op table (``table.py`` says what a line means);
+``install`` turns the whole table into Tensor methods and module-level functions.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import arithmetic, comparison, inplace, linalg, nn_ops, reduction, shape
+from .table import Entry, bindings
+
+TABLE: tuple[Entry, ...] = (*arithmetic.TABLE, *comparison.TABLE, *reduction.TABLE,
+                            *shape.TABLE, *linalg.TABLE, *nn_ops.TABLE, *inplace.TABLE)
+
+
+def install(tensor_cls: type, namespace: dict[str, Any]) -> None:
+    """Attach every table line's methods to ``tensor_cls`` and its functions to ``namespace``
+    (the package's, so that ``miniautograd.exp`` exists)."""
+    for entry in TABLE:
+        methods, functions = bindings(entry, inplace.inplace_method)
+        for name, method in methods.items():
+            setattr(tensor_cls, name, method)
+        namespace.update(functions)

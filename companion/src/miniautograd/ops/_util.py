@@ -1,4 +1,4 @@
-"""Helpers shared by the op modules: torch's type promotion and gradient reduction."""
+"""Helpers shared by the op modules: torch's type promotion and broadcasting rules."""
 
 from __future__ import annotations
 
@@ -110,31 +110,9 @@ def raise_device_mismatch(a: Tensor, b: Tensor) -> None:
     )
 
 
-def meta(value: Any) -> tuple | None:
-    """What backward needs to shape a gradient for an input: (shape, dtype), None for numbers."""
-    return (value._data.shape, value._data.dtype) if isinstance(value, Tensor) else None
-
-
-def broadcast_meta(a: Any, b: Any) -> tuple | None:
-    """None when neither input's gradient will need un-broadcasting or casting (the common,
-    fast case: a tensor with a Python number, or two tensors of one shape and dtype)."""
-    if isinstance(b, Tensor):
-        if not isinstance(a, Tensor) or a._data.shape != b._data.shape or \
-                a._data.dtype != b._data.dtype:
-            return meta(a), meta(b)
-        return None
-    if type(b) in (float, int) and isinstance(a, Tensor) and a._data.dtype.kind == "f":
-        return None
-    return meta(a), meta(b)
-
-
-def reduce_grad(grad: Tensor | None, input_meta: tuple | None) -> Tensor | None:
-    """Undo broadcasting (sum over broadcast dims) and cast back to the input's dtype."""
-    if input_meta is None or grad is None:
-        return None
-    shape, dtype = input_meta
-    if grad._data.shape != shape:
-        grad = grad.sum_to_size(shape)
-    if grad._data.dtype != dtype:
-        grad = grad.to(dtype)
-    return grad
+def broadcast_axes(shape: tuple, target: tuple) -> tuple[int, ...]:
+    """The axes of an array of shape ``shape`` that broadcasting added or stretched to reach
+    it from ``target``: summing over them (keepdims) and reshaping undoes the broadcast."""
+    lead = len(shape) - len(target)
+    stretched = (lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1)
+    return (*range(lead), *stretched)

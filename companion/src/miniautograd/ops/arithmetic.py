@@ -1,5 +1,11 @@
-"""Elementwise operations. Each backward is the local derivative times the incoming gradient,
-written with tensor operations so that it can itself be differentiated (double backward)."""
+"""Elementwise operations (read this op file third, after function.py and engine.py).
+
+Each backward is the local derivative times the incoming gradient, written with tensor
+operations so that it can itself be differentiated (double backward).
+
+Broadcasting needs no code here: ``a + b`` with ``b`` broadcast returns ``grad`` for ``b``
+too, and the engine sums it back to ``b``'s shape (``engine.fit_gradient``).
+"""
 
 from __future__ import annotations
 
@@ -9,28 +15,25 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import broadcast_meta, floating, meta, operands, quiet, reduce_grad, result_dtype
+from ._util import floating, operands, quiet, result_dtype
+from .table import op
 
 # ---- binary arithmetic -----------------------------------------------------------------------
 
 
 class Add(Op):
-    _node_name = "AddBackward0"
-
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = operands(a, b)
-        ctx.meta = broadcast_meta(a, b)
         ctx.alpha = alpha
         return x + y if alpha == 1 else x + alpha * y
 
     @staticmethod
     def backward(ctx, grad):
-        grad_b = grad if ctx.alpha == 1 else grad * ctx.alpha
-        if ctx.meta is None:
-            return grad, grad_b
-        meta_a, meta_b = ctx.meta
-        return reduce_grad(grad, meta_a), reduce_grad(grad_b, meta_b)
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = grad if ctx.alpha == 1 else grad * ctx.alpha
+        return grad, grad_b
 
 
 def _is_bool(value: Any) -> bool:
@@ -48,26 +51,25 @@ def _refuse_bool_subtraction(a: Any, b: Any) -> None:
 
 
 class Sub(Op):
-    _node_name = "SubBackward0"
-
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         _refuse_bool_subtraction(a, b)
         x, y = operands(a, b)
-        ctx.meta = (meta(a), meta(b))
         ctx.alpha = alpha
         return x - y if alpha == 1 else x - alpha * y
 
     @staticmethod
     def backward(ctx, grad):
-        meta_a, meta_b = ctx.meta
-        return reduce_grad(grad, meta_a), reduce_grad(-grad * ctx.alpha, meta_b)
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        return grad, grad_b
 
 
 class Rsub(Op):
     """``number - tensor``: torch records it as ``RsubBackward1`` with one input."""
 
-    _node_name = "RsubBackward1"
+    node_name = "RsubBackward1"
 
     @staticmethod
     def forward(ctx, a, other=0):
@@ -81,68 +83,39 @@ class Rsub(Op):
 
 
 class Mul(Op):
-    _node_name = "MulBackward0"
-    _names_saved = ("self", "other")
-
     @staticmethod
     def forward(ctx, a, b):
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save(self=a if need_b else None, other=b if need_a else None)
         x, y = operands(a, b)
-        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        if need_a or need_b:
-            if isinstance(b, Tensor):
-                ctx._save(a if need_b else None, b if need_a else None)
-            else:  # a Python number needs no saving as a tensor (and never needs a gradient)
-                ctx._save(None, None)
-                ctx.number = b
-            ctx.meta = broadcast_meta(a, b)
         return x * y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        if b is None and ctx.needs_input_grad[0]:
-            b = ctx.number
-        grad_a = grad * b if ctx.needs_input_grad[0] else None
-        grad_b = grad * a if ctx.needs_input_grad[1] else None
-        if ctx.meta is None:
-            return grad_a, grad_b
-        meta_a, meta_b = ctx.meta
-        return reduce_grad(grad_a, meta_a), reduce_grad(grad_b, meta_b)
+        need_a, need_b = ctx.needs_input_grad
+        return grad * b if need_a else None, grad * a if need_b else None
 
 
 class Div(Op):
-    _node_name = "DivBackward0"
-    _names_saved = ("self", "other")
-
     @staticmethod
     @quiet
     def forward(ctx, a, b):
+        ctx.save(self=a if ctx.needs_input_grad[1] else None, other=b)
         x, y = operands(a, b)
         if x.dtype.kind != "f":  # true division of integers gives the default float dtype
             x, y = floating(x), floating(y)
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            divisor = b if isinstance(b, Tensor) else None
-            ctx._save(a if ctx.needs_input_grad[1] else None, divisor)
-            ctx.number = b if divisor is None else None
-            ctx.meta = (meta(a), meta(b))
         return x / y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        if b is None:
-            b = ctx.number
-        meta_a, meta_b = ctx.meta
-        grad_a = reduce_grad(grad / b, meta_a) if ctx.needs_input_grad[0] else None
-        grad_b = reduce_grad(-grad * a / (b * b), meta_b) if ctx.needs_input_grad[1] else None
-        return grad_a, grad_b
+        need_a, need_b = ctx.needs_input_grad
+        return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
 
 
 class Pow(Op):
     """``tensor ** number``."""
-
-    _node_name = "PowBackward0"
-    _names_saved = ("self",)
 
     @staticmethod
     @quiet
@@ -153,7 +126,7 @@ class Pow(Op):
                 "Integers to negative integer powers are not allowed. Use a float tensor "
                 "(t.float() ** -1) or a float exponent."
             )
-        ctx._save(a)
+        ctx.save(self=a)
         ctx.exponent = exponent
         return x**e
 
@@ -170,46 +143,40 @@ class Pow(Op):
 class PowTensor(Op):
     """``tensor ** tensor``."""
 
-    _node_name = "PowBackward1"
-    _names_saved = ("self", "exponent")
-    _saves_result = True
+    node_name = "PowBackward1"
+    saves_result = True
 
     @staticmethod
     @quiet
     def forward(ctx, a, b):
+        ctx.save(self=a, exponent=b)
         x, y = operands(a, b)
-        ctx._save(a, b)
-        ctx.meta = (meta(a), meta(b))
         return x**y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        meta_a, meta_b = ctx.meta
-        grad_a = None
-        if ctx.needs_input_grad[0]:  # torch: 0 where the exponent is 0 (not 0 * 0**-1 = nan)
-            grad_a = reduce_grad(where(b == 0, 0.0, grad * b * a ** (b - 1)), meta_a)
-        grad_b = None
-        if ctx.needs_input_grad[1]:
-            # d(a**b)/db = a**b * log(a); torch defines it as 0 where a == 0 and b >= 0.
-            safe = where((a == 0) & (b >= 0), 0.0, ctx.result * a.log())
-            grad_b = reduce_grad(grad * safe, meta_b)
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = grad_b = None
+        if need_a:  # torch: 0 where the exponent is 0 (not 0 * 0**-1 = nan)
+            grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1))
+        if need_b:  # d(a**b)/db = a**b * log(a); torch defines it as 0 where a == 0 and b >= 0
+            grad_b = grad * where((a == 0) & (b >= 0), 0.0, ctx.result * a.log())
         return grad_a, grad_b
 
 
 class RPow(Op):
     """``number ** tensor``."""
 
-    _node_name = "PowBackward2"
-    _names_saved = ("exponent",)
-    _saves_result = True
+    node_name = "PowBackward2"
+    saves_result = True
 
     @staticmethod
     @quiet
     def forward(ctx, exponent_tensor, base=1.0):
         x, b = operands(exponent_tensor, base)
         ctx.base = base
-        ctx._save(exponent_tensor)
+        ctx.save(exponent=exponent_tensor)
         return b**x
 
     @staticmethod
@@ -226,8 +193,6 @@ class RPow(Op):
 
 
 class Neg(Op):
-    _node_name = "NegBackward0"
-
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
@@ -243,8 +208,7 @@ class Neg(Op):
 
 
 class Reciprocal(Op):
-    _node_name = "ReciprocalBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     @quiet
@@ -258,8 +222,7 @@ class Reciprocal(Op):
 
 
 class Exp(Op):
-    _node_name = "ExpBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     @quiet
@@ -271,14 +234,26 @@ class Exp(Op):
         return grad * ctx.result
 
 
-class Log(Op):
-    _node_name = "LogBackward0"
-    _names_saved = ("self",)
+class Expm1(Op):
+    """exp(x) - 1, accurate where exp(x) is close to 1."""
+
+    saves_result = True
 
     @staticmethod
     @quiet
     def forward(ctx, a):
-        ctx._save(a)
+        return np.expm1(floating(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (ctx.result + 1)
+
+
+class Log(Op):
+    @staticmethod
+    @quiet
+    def forward(ctx, a):
+        ctx.save(self=a)
         return np.log(floating(a))
 
     @staticmethod
@@ -288,8 +263,7 @@ class Log(Op):
 
 
 class Sqrt(Op):
-    _node_name = "SqrtBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     @quiet
@@ -302,12 +276,9 @@ class Sqrt(Op):
 
 
 class Sin(Op):
-    _node_name = "SinBackward0"
-    _names_saved = ("self",)
-
     @staticmethod
     def forward(ctx, a):
-        ctx._save(a)
+        ctx.save(self=a)
         return np.sin(floating(a))
 
     @staticmethod
@@ -317,12 +288,9 @@ class Sin(Op):
 
 
 class Cos(Op):
-    _node_name = "CosBackward0"
-    _names_saved = ("self",)
-
     @staticmethod
     def forward(ctx, a):
-        ctx._save(a)
+        ctx.save(self=a)
         return np.cos(floating(a))
 
     @staticmethod
@@ -332,8 +300,7 @@ class Cos(Op):
 
 
 class Tanh(Op):
-    _node_name = "TanhBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     def forward(ctx, a):
@@ -346,8 +313,7 @@ class Tanh(Op):
 
 
 class Sigmoid(Op):
-    _node_name = "SigmoidBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     def forward(ctx, a):
@@ -363,8 +329,7 @@ class Sigmoid(Op):
 
 
 class Relu(Op):
-    _node_name = "ReluBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     def forward(ctx, a):
@@ -384,7 +349,6 @@ def zeros_like_constant(tensor: Tensor) -> Tensor:
 class Sign(Op):
     """Piecewise constant: its gradient is zero everywhere it is defined."""
 
-    _node_name = "SignBackward0"
     function: Any = staticmethod(np.sign)
 
     @classmethod
@@ -397,24 +361,21 @@ class Sign(Op):
 
 
 class Round(Sign):
-    _node_name = "RoundBackward0"
     function = staticmethod(np.round)  # halves to even, as torch.round
 
 
 class Floor(Sign):
-    _node_name = "FloorBackward0"
     function = staticmethod(np.floor)
 
 
 class Ceil(Sign):
-    _node_name = "CeilBackward0"
     function = staticmethod(np.ceil)
 
 
 class Fill(Op):
     """``fill_(value)``: the old values no longer matter, so their gradient is zero."""
 
-    _node_name = "FillBackward2"
+    node_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx, a, value=0):
@@ -426,16 +387,13 @@ class Fill(Op):
 
 
 class Zero(Fill):
-    _node_name = "ZeroBackward0"
+    pass
 
 
 class Abs(Op):
-    _node_name = "AbsBackward0"
-    _names_saved = ("self",)
-
     @staticmethod
     def forward(ctx, a):
-        ctx._save(a)
+        ctx.save(self=a)
         return np.abs(a._data)
 
     @staticmethod
@@ -445,20 +403,25 @@ class Abs(Op):
 
 
 class Clamp(Op):
-    _node_name = "ClampBackward1"
-    _names_saved = ("self",)
+    node_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx, a, min=None, max=None):  # noqa: A002 - torch's keyword names
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        ctx._save(a)
+        ctx.save(self=a)
         ctx.bounds = (min, max)
-        dtype = result_dtype(a, *(b for b in (min, max) if b is not None))
-        data = a._data.astype(dtype, copy=False)
-        low = -np.inf if min is None else min
-        high = np.inf if max is None else max
-        return np.clip(data, low, high).astype(dtype, copy=False)
+        data = a._data
+        if data.dtype.kind != "f" or not all(type(b) in (int, float) for b in (min, max)
+                                             if b is not None):
+            data = data.astype(result_dtype(a, *(b for b in (min, max) if b is not None)),
+                               copy=False)
+        # maximum and minimum keep nan, as torch does (and take a third of np.clip's time)
+        if min is not None:
+            data = np.maximum(data, min)
+        if max is not None:
+            data = np.minimum(data, max)
+        return data
 
     @staticmethod
     def backward(ctx, grad):
@@ -473,58 +436,44 @@ class Clamp(Op):
 
 
 class Maximum(Op):
-    _node_name = "MaximumBackward0"
-    _names_saved = ("self", "other")
     function: Any = staticmethod(np.maximum)
     wins: Any = staticmethod(np.greater)
 
     @classmethod
     def forward(cls, ctx, a, b):
         x, y = operands(a, b)
-        ctx._save(a, b)
-        ctx.meta = (meta(a), meta(b))
+        ctx.save(self=a, other=b)
         return cls.function(x, y)
 
     @classmethod
     def backward(cls, ctx, grad):
-        return _split_ties(ctx, grad, lambda a, b: Tensor._make(cls.wins(a._data, b._data)))
+        """The winner takes the gradient; on a tie each side gets half (torch's convention)."""
+        a, b = ctx.saved_tensors
+        a_wins = Tensor._make(cls.wins(a._data, b._data))
+        b_wins = Tensor._make(cls.wins(b._data, a._data))
+        share = where(a == b, grad / 2, grad)
+        return where(b_wins, 0.0, share), where(a_wins, 0.0, share)
 
 
 class Minimum(Maximum):
-    _node_name = "MinimumBackward0"
     function = staticmethod(np.minimum)
     wins = staticmethod(np.less)
 
 
-def _split_ties(ctx, grad: Tensor, wins) -> tuple:
-    """The winner takes the gradient; on a tie each side gets half (torch's convention)."""
-    a, b = ctx.saved_tensors
-    meta_a, meta_b = ctx.meta
-    share = where(a == b, grad / 2, grad)
-    return (
-        reduce_grad(where(wins(b, a), 0.0, share), meta_a),
-        reduce_grad(where(wins(a, b), 0.0, share), meta_b),
-    )
-
-
 class Where(Op):
-    _node_name = "WhereBackward0"
-
     @staticmethod
     def forward(ctx, a, b, condition=None):
         x, y = operands(a, b)
         ctx.condition = condition
-        ctx.meta = (meta(a), meta(b))
         return np.where(condition._data, x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        meta_a, meta_b = ctx.meta
         zero = grad * 0
-        return (
-            reduce_grad(where(ctx.condition, grad, zero), meta_a),
-            reduce_grad(where(ctx.condition, zero, grad), meta_b),
-        )
+        return where(ctx.condition, grad, zero), where(ctx.condition, zero, grad)
+
+
+# ---- what the table calls: torch's signatures ----------------------------------------------
 
 
 def where(condition: Tensor, a: Any, b: Any) -> Tensor:
@@ -538,3 +487,76 @@ def where(condition: Tensor, a: Any, b: Any) -> Tensor:
             "torch.where(x > 0, a, b)."
         )
     return Where.apply(a, b, condition=condition)
+
+
+def add(self, other, alpha=1):
+    return Add.apply(self, other) if alpha == 1 else Add.apply(self, other, alpha=alpha)
+
+
+def sub(self, other, alpha=1):
+    return Sub.apply(self, other) if alpha == 1 else Sub.apply(self, other, alpha=alpha)
+
+
+def rsub(self, other):
+    return Rsub.apply(self, other=other)
+
+
+def rtruediv(self, other):
+    return self.reciprocal() * other
+
+
+def power(self, exponent):
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(self, exponent)
+    return Pow.apply(self, exponent=exponent)
+
+
+def rpow(self, base):
+    return RPow.apply(self, base=base)
+
+
+def clamp(self, min=None, max=None):  # noqa: A002 - torch's keyword names
+    return Clamp.apply(self, min=min, max=max)
+
+
+def clamp_min(self, min):  # noqa: A002 - torch's keyword name
+    return Clamp.apply(self, min=min)
+
+
+def identity(self):
+    return self
+
+
+TABLE = [
+    op("add", add, inplace="method", operators=("__add__", "__radd__")),
+    op("sub", sub, inplace="method", operators=("__sub__",)),
+    op("rsub", rsub, method=False, function=False, operators=("__rsub__",)),
+    op("mul", Mul, inplace="method", operators=("__mul__", "__rmul__")),
+    op("div", Div, inplace="method", operators=("__truediv__",)),
+    op("rtruediv", rtruediv, method=False, function=False, operators=("__rtruediv__",)),
+    op("pow", power, inplace="method", operators=("__pow__",)),
+    op("rpow", rpow, method=False, function=False, operators=("__rpow__",)),
+    op("neg", Neg, inplace=True, operators=("__neg__",)),
+    op("pos", identity, method=False, function=False, operators=("__pos__",)),
+    op("reciprocal", Reciprocal),
+    op("exp", Exp, inplace=True),
+    op("expm1", Expm1, inplace=True),
+    op("log", Log, inplace=True),
+    op("sqrt", Sqrt, inplace=True),
+    op("sin", Sin),
+    op("cos", Cos),
+    op("tanh", Tanh, inplace=True),
+    op("sigmoid", Sigmoid, inplace=True),
+    op("relu", Relu, inplace=True),
+    op("abs", Abs, inplace=True, operators=("__abs__",)),
+    op("sign", Sign),
+    op("round", Round),
+    op("floor", Floor),
+    op("ceil", Ceil),
+    op("clamp", clamp, inplace=True),
+    op("clip", clamp),
+    op("clamp_min", clamp_min, function=False),
+    op("maximum", Maximum),
+    op("minimum", Minimum),
+    op("where", where, method=False),
+]

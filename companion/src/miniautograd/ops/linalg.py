@@ -6,7 +6,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import meta, raise_device_mismatch, reduce_grad
+from ._util import raise_device_mismatch
+from .shape import SqueezeDims
+from .table import op
 
 
 def _check_pair(a: Tensor, b: Tensor, name: str) -> None:
@@ -29,42 +31,33 @@ def _check_inner(shape1: tuple, shape2: tuple) -> None:
 
 
 class Mm(Op):
-    _node_name = "MmBackward0"
-    _names_saved = ("self", "mat2")
-
     @staticmethod
     def forward(ctx, a, b):
         x, y = a._data, b._data
         if x.ndim != 2 or y.ndim != 2:
             raise RuntimeError(f"{'self' if x.ndim != 2 else 'mat2'} must be a matrix")
-        _check_pair(a, b, "mm")
-        _check_inner(x.shape, y.shape)
-        ctx._save(
-            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
-        )
+        if x.dtype != y.dtype or type(x) is not type(y) or x.shape[1] != y.shape[0]:
+            _check_pair(a, b, "mm")
+            _check_inner(x.shape, y.shape)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save(self=a if need_b else None, mat2=b if need_a else None)
         return x @ y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (
-            grad.mm(b.t()) if ctx.needs_input_grad[0] else None,
-            a.t().mm(grad) if ctx.needs_input_grad[1] else None,
-        )
+        need_a, need_b = ctx.needs_input_grad
+        return grad.mm(b.t()) if need_a else None, a.t().mm(grad) if need_b else None
 
 
 class Addmm(Op):
     """``bias + mat1 @ mat2`` in one node: what ``nn.Linear`` records, as in torch."""
 
-    _node_name = "AddmmBackward0"
-    _names_saved = ("mat1", "mat2")
-
     @staticmethod
     def forward(ctx, bias, mat1, mat2):
         _check_pair(mat1, mat2, "addmm")
         _check_inner(mat1._data.shape, mat2._data.shape)
-        ctx._save(mat1, mat2)
-        ctx.bias_meta = meta(bias)
+        ctx.save(mat1=mat1, mat2=mat2)
         return bias._data + mat1._data @ mat2._data
 
     @staticmethod
@@ -72,20 +65,17 @@ class Addmm(Op):
         mat1, mat2 = ctx.saved_tensors
         need_bias, need_1, need_2 = ctx.needs_input_grad
         return (
-            reduce_grad(grad, ctx.bias_meta) if need_bias else None,
+            grad if need_bias else None,
             grad.mm(mat2.t()) if need_1 else None,
             mat1.t().mm(grad) if need_2 else None,
         )
 
 
 class Dot(Op):
-    _node_name = "DotBackward0"
-    _names_saved = ("self", "tensor")
-
     @staticmethod
     def forward(ctx, a, b):
         _check_pair(a, b, "dot")
-        ctx._save(a, b)
+        ctx.save(self=a, tensor=b)
         return np.dot(a._data, b._data)
 
     @staticmethod
@@ -95,9 +85,6 @@ class Dot(Op):
 
 
 class Mv(Op):
-    _node_name = "MvBackward0"
-    _names_saved = ("self", "vec")
-
     @staticmethod
     def forward(ctx, a, v):
         _check_pair(a, v, "mv")
@@ -106,7 +93,7 @@ class Mv(Op):
                 f"size mismatch, got input ({a._data.shape[0]}), mat "
                 f"({'x'.join(map(str, a._data.shape))}), vec ({v._data.shape[0]})"
             )
-        ctx._save(a, v)
+        ctx.save(self=a, vec=v)
         return a._data @ v._data
 
     @staticmethod
@@ -115,17 +102,14 @@ class Mv(Op):
         return grad.unsqueeze(1) * v.unsqueeze(0), a.t().mv(grad)
 
 
-class BatchedMatmul(Op):
-    """``@`` with batch dimensions (broadcast like numpy's matmul)."""
-
-    _node_name = "BmmBackward0"
-    _names_saved = ("self", "mat2")
+class Bmm(Op):
+    """``@`` with batch dimensions (broadcast like numpy's matmul), as one node: torch
+    records expand/view/bmm/view chains instead (a known difference, in the README)."""
 
     @staticmethod
     def forward(ctx, a, b):
         _check_pair(a, b, "matmul")
-        ctx._save(a, b)
-        ctx.meta = (meta(a), meta(b))
+        ctx.save(self=a, mat2=b)
         try:
             return np.matmul(a._data, b._data)
         except ValueError:
@@ -137,11 +121,11 @@ class BatchedMatmul(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        meta_a, meta_b = ctx.meta
-        return (
-            reduce_grad(grad.matmul(b.transpose(-1, -2)), meta_a),
-            reduce_grad(a.transpose(-1, -2).matmul(grad), meta_b),
-        )
+        return grad.matmul(b.transpose(-1, -2)), a.transpose(-1, -2).matmul(grad)
+
+
+def rmatmul(self: Tensor, other: Tensor) -> Tensor:
+    return matmul(other, self)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -166,11 +150,24 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return Mv.apply(a, b)
     if da == 1 and db == 2:
-        from .shape import SqueezeDims
-
         return SqueezeDims.apply(Mm.apply(a.unsqueeze(0), b), dim=(0,))
     if db == 1:  # (..., n, k) @ (k,): a batch of matrix-vector products
-        return BatchedMatmul.apply(a, b.unsqueeze(-1)).squeeze(-1)
+        return Bmm.apply(a, b.unsqueeze(-1)).squeeze(-1)
     if da == 1:  # (k,) @ (..., k, m)
-        return BatchedMatmul.apply(a.unsqueeze(0), b).squeeze(-2)
-    return BatchedMatmul.apply(a, b)
+        return Bmm.apply(a.unsqueeze(0), b).squeeze(-2)
+    return Bmm.apply(a, b)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002 - torch's name
+    """``input + mat1 @ mat2`` as one node (``AddmmBackward0``), what ``nn.Linear`` records."""
+    return Addmm.apply(input, mat1, mat2)
+
+
+TABLE = [
+    op("matmul", matmul, operators=("__matmul__",)),
+    op("rmatmul", rmatmul, method=False, function=False, operators=("__rmatmul__",)),
+    op("mm", Mm),
+    op("mv", Mv),
+    op("dot", Dot),
+    op("addmm", addmm, method=False),
+]

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import meta, operands, reduce_grad
+from ._util import operands
 from .reduction import normalize_dims
+from .table import op
 
 
 def floating_only(a: Tensor, name: str):
     data = a._data
     if data.dtype.kind != "f":
-        kind = {"i": "Long", "b": "Bool", "u": "Byte"}.get(data.dtype.kind, str(data.dtype))
         raise NotImplementedError(
-            f'"{name}_kernel_impl" not implemented for \'{kind}\'; convert with .float()'
+            f'"{name}_kernel_impl" not implemented for \'{a.dtype.scalar_name}\'; convert with '
+            ".float()"
         )
     return data
 
 
 class Softmax(Op):
-    _node_name = "SoftmaxBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     def forward(ctx, a, dim=-1):
@@ -39,8 +41,7 @@ class Softmax(Op):
 
 
 class LogSoftmax(Op):
-    _node_name = "LogSoftmaxBackward0"
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     def forward(ctx, a, dim=-1):
@@ -70,9 +71,6 @@ def _reduce(values, reduction: str, count: int):
 class NllLoss(Op):
     """Negative log-likelihood of the target classes, from log-probabilities (N, C)."""
 
-    _node_name = "NllLossBackward0"
-    _names_saved = ("target",)
-
     @staticmethod
     def forward(ctx, log_probs, target=None, reduction="mean"):
         data, classes = log_probs._data, target._data
@@ -95,6 +93,7 @@ class NllLoss(Op):
             )
         if classes.size and (classes.min() < 0 or classes.max() >= data.shape[1]):
             raise IndexError(f"Target {int(classes.max())} is out of bounds.")
+        ctx.save(target=target)
         rows = np.arange(data.shape[0])
         one_hot = np.zeros(data.shape, dtype=data.dtype)
         one_hot[rows, classes] = 1
@@ -116,14 +115,9 @@ class NllLoss(Op):
 
 
 class MseLoss(Op):
-    _node_name = "MseLossBackward0"
-    _names_saved = ("self", "target")
-
     @staticmethod
     def forward(ctx, a, target, reduction="mean"):
         if a._data.shape != target._data.shape:
-            import warnings
-
             warnings.warn(
                 f"Using a target size ({target.shape}) that is different to the input size "
                 f"({a.shape}). This will likely lead to incorrect results due to broadcasting. "
@@ -131,9 +125,8 @@ class MseLoss(Op):
                 UserWarning,
                 stacklevel=4,
             )
-        ctx._save(a, target)
+        ctx.save(self=a, target=target)
         ctx.reduction = reduction
-        ctx.metas = (meta(a), meta(target))
         x, y = operands(a, target)
         diff = x - y
         ctx.count = diff.size
@@ -144,7 +137,19 @@ class MseLoss(Op):
         a, target = ctx.saved_tensors
         scale = grad * (2.0 / ctx.count) if ctx.reduction == "mean" else grad * 2.0
         diff = a - target
-        meta_a, meta_t = ctx.metas
-        grad_a = reduce_grad(diff * scale, meta_a) if ctx.needs_input_grad[0] else None
-        grad_t = reduce_grad(-diff * scale, meta_t) if ctx.needs_input_grad[1] else None
-        return grad_a, grad_t
+        need_a, need_target = ctx.needs_input_grad
+        return diff * scale if need_a else None, -diff * scale if need_target else None
+
+
+def softmax(self, dim, dtype=None):
+    return Softmax.apply(self, dim=dim)
+
+
+def log_softmax(self, dim, dtype=None):
+    return LogSoftmax.apply(self, dim=dim)
+
+
+TABLE = [
+    op("softmax", softmax),
+    op("log_softmax", log_softmax),
+]

@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._dtype import to_numpy_dtype
+from .._tensor import MaxResult, MinResult, Tensor
 from ..autograd.function import Op
-from .arithmetic import where
+from ._util import broadcast_axes
+from .arithmetic import Maximum, Minimum, where
+from .table import op
 
 
 def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -59,11 +62,11 @@ class _Sum(Op):
 
 
 class Sum(_Sum):
-    _node_name = "SumBackward0"
+    pass
 
 
 class SumDim(_Sum):
-    _node_name = "SumBackward1"
+    node_name = "SumBackward1"
 
 
 class _Mean(Op):
@@ -88,11 +91,11 @@ class _Mean(Op):
 
 
 class Mean(_Mean):
-    _node_name = "MeanBackward0"
+    pass
 
 
 class MeanDim(_Mean):
-    _node_name = "MeanBackward1"
+    node_name = "MeanBackward1"
 
 
 def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bool,
@@ -111,15 +114,12 @@ def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bo
             UserWarning,
             stacklevel=5,
         )
-    ctx._save(a)
+    ctx.save(self=a)
     ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = shape, dims, keepdim, correction
     ctx.count = count
 
 
 class Var(Op):
-    _node_name = "VarBackward0"
-    _names_saved = ("self",)
-
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
@@ -139,9 +139,7 @@ class Var(Op):
 
 
 class Std(Op):
-    _node_name = "StdBackward0"
-    _names_saved = ("self",)
-    _saves_result = True
+    saves_result = True
 
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
@@ -169,8 +167,7 @@ class Std(Op):
 class _Extreme(Op):
     """max()/min() over all elements: ties share the gradient evenly (torch's rule)."""
 
-    _names_saved = ("self",)
-    _saves_result = True
+    saves_result = True
     reducer: Any = None
 
     @classmethod
@@ -180,7 +177,7 @@ class _Extreme(Op):
                 f"{cls.reducer.__name__}(): Expected reduction dim to be specified for "
                 "input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )
-        ctx._save(a)
+        ctx.save(self=a)
         return cls.reducer(a._data)
 
     @staticmethod
@@ -191,12 +188,12 @@ class _Extreme(Op):
 
 
 class MaxAll(_Extreme):
-    _node_name = "MaxBackward1"
+    node_name = "MaxBackward1"
     reducer = staticmethod(np.max)
 
 
 class MinAll(_Extreme):
-    _node_name = "MinBackward1"
+    node_name = "MinBackward1"
     reducer = staticmethod(np.min)
 
 
@@ -221,8 +218,6 @@ class _ExtremeDim(Op):
 
 def extreme_along(a: Tensor, dim: int, keepdim: bool, largest: bool):
     """``max(dim)``/``min(dim)``: (values, indices), as torch returns them."""
-    from .._tensor import MaxResult, MinResult
-
     (axis,) = normalize_dims(dim, a._data.ndim)
     arg = np.argmax if largest else np.argmin
     indices = np.expand_dims(arg(a._data, axis=axis), axis)
@@ -233,8 +228,70 @@ def extreme_along(a: Tensor, dim: int, keepdim: bool, largest: bool):
 
 
 class MaxDim(_ExtremeDim):
-    _node_name = "MaxBackward0"
+    node_name = "MaxBackward0"
 
 
 class MinDim(_ExtremeDim):
-    _node_name = "MinBackward0"
+    node_name = "MinBackward0"
+
+
+# ---- what the table calls: torch's signatures ----------------------------------------------
+
+
+def total(self, dim=None, keepdim=False, dtype=None):
+    """``sum``: all elements (``SumBackward0``) or along ``dim`` (``SumBackward1``)."""
+    reduce = Sum if dim is None else SumDim
+    return reduce.apply(self, dim=dim, keepdim=keepdim, dtype=to_numpy_dtype(dtype))
+
+
+def mean(self, dim=None, keepdim=False):
+    return (Mean if dim is None else MeanDim).apply(self, dim=dim, keepdim=keepdim)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):  # var(unbiased) positional form
+        dim, unbiased = None, dim
+    return Var.apply(self, dim=dim, correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return Std.apply(self, dim=dim, correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def _extreme(largest: bool):
+    def extreme(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):  # max(other): elementwise, like torch.maximum
+            return (Maximum if largest else Minimum).apply(self, dim)
+        if dim is None:
+            return (MaxAll if largest else MinAll).apply(self)
+        return extreme_along(self, dim, keepdim, largest)
+
+    return extreme
+
+
+def sum_to_size(self, *size):
+    """Sum over broadcast dimensions so the result has shape ``size`` (undoes broadcasting)."""
+    target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if self._data.shape == target:
+        return self
+    out = SumDim.apply(self, dim=broadcast_axes(self._data.shape, target), keepdim=True)
+    return out.reshape(target) if out._data.shape != target else out
+
+
+TABLE = [
+    op("sum", total),
+    op("mean", mean),
+    op("var", var),
+    op("std", std),
+    op("max", _extreme(largest=True)),
+    op("min", _extreme(largest=False)),
+    op("sum_to_size", sum_to_size, function=False),
+]

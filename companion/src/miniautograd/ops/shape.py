@@ -7,11 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import _backend
+from .. import _backend, _dtype
+from .._backend import device as Device
 from .._tensor import Tensor
 from ..autograd.function import Function, Op
-from ._util import meta, reduce_grad, result_dtype
+from ._util import result_dtype
 from .reduction import normalize_dims
+from .table import op
 
 
 def resolve_shape(shape: tuple, numel: int) -> tuple[int, ...]:
@@ -39,8 +41,7 @@ def viewable(data: Any, shape: tuple) -> bool:
 
 
 class View(Op):
-    _node_name = "ViewBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, shape=()):
@@ -62,7 +63,6 @@ class View(Op):
 class UnsafeView(Op):
     """The reshape of a copy: what torch records when the input cannot be viewed."""
 
-    _node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape=()):
@@ -77,22 +77,27 @@ class UnsafeView(Op):
 class ReshapeAlias(View):
     """A reshape that is a view of a non-contiguous tensor (torch's ``_reshape_alias``)."""
 
-    _node_name = "ReshapeAliasBackward0"
 
 
-def reshape(a: Tensor, shape: tuple) -> Tensor:
+def shape_args(args: tuple) -> tuple:
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return args
+
+
+def reshape(self: Tensor, *shape: Any) -> Tensor:
     """A view when the memory layout allows it, else a copy (torch's rule)."""
-    data = a._data
-    target = resolve_shape(shape, data.size)
+    data = self._data
+    target = resolve_shape(shape_args(shape), data.size)
     if viewable(data, target):
         contiguous = data.flags.c_contiguous or data.size <= 1
-        return (View if contiguous else ReshapeAlias).apply(a, shape=target)
-    return UnsafeView.apply(Clone.apply(a), shape=target)
+        return (View if contiguous else ReshapeAlias).apply(self, shape=target)
+    return UnsafeView.apply(Clone.apply(self), shape=target)
 
 
 class Transpose(Op):
-    _node_name = "TransposeBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dim0=0, dim1=1):
@@ -107,8 +112,7 @@ class Transpose(Op):
 
 
 class T(Op):
-    _node_name = "TBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a):
@@ -125,8 +129,7 @@ class T(Op):
 
 
 class Permute(Op):
-    _node_name = "PermuteBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dims=()):
@@ -145,8 +148,7 @@ class Permute(Op):
 
 
 class Squeeze(Op):
-    _node_name = "SqueezeBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dim=None):
@@ -163,18 +165,17 @@ class Squeeze(Op):
 
 
 class SqueezeDim(Squeeze):
-    _node_name = "SqueezeBackward1"
+    node_name = "SqueezeBackward1"
 
 
 class SqueezeDims(Squeeze):
     """Squeeze with a list of dims (what ``vector @ matrix`` records in torch)."""
 
-    _node_name = "SqueezeBackward4"
+    node_name = "SqueezeBackward4"
 
 
 class Unsqueeze(Op):
-    _node_name = "UnsqueezeBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, dim=0):
@@ -193,8 +194,7 @@ class Unsqueeze(Op):
 
 
 class Expand(Op):
-    _node_name = "ExpandBackward0"
-    _is_view = True
+    is_view = True
 
     @staticmethod
     def forward(ctx, a, shape=()):
@@ -236,21 +236,18 @@ class _Index(Op):
 class Select(_Index):
     """``t[..., i, ...]`` on one dimension: a view without that dimension."""
 
-    _node_name = "SelectBackward0"
-    _is_view = True
+    is_view = True
 
 
 class Slice(_Index):
     """``t[..., a:b:c, ...]`` on one dimension: a view."""
 
-    _node_name = "SliceBackward0"
-    _is_view = True
+    is_view = True
 
 
 class Index(_Index):
     """Advanced indexing (integer lists, tensors, boolean masks): a copy."""
 
-    _node_name = "IndexBackward0"
 
 
 def unwrap_key(key: Any) -> Any:
@@ -315,7 +312,7 @@ def index(a: Tensor, key: Any) -> Tensor:
 class IndexPutIntoZeros(Op):
     """Backward of indexing: zeros, with the gradient added at the indexed positions."""
 
-    _node_name = "IndexPutBackward0"
+    node_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx, grad, key=None, shape=()):
@@ -336,13 +333,11 @@ class CopySlices(Op):
     the new tensor is the old one with ``positions`` (flat indices) replaced by ``value``.
     The old values there get no gradient; the value gets the gradient at those positions."""
 
-    _node_name = "CopySlices"
-    _node_qualname = "torch::autograd::CopySlices"
+    node_name = "torch::autograd::CopySlices"
 
     @staticmethod
     def forward(ctx, old, value, positions=None):
         ctx.positions, ctx.shape = positions, old._data.shape
-        ctx.value_meta = meta(value)
         data = old._data.copy()
         xp = _backend.xp_of(data)
         flat_positions = xp.asarray(positions)
@@ -354,8 +349,7 @@ class CopySlices(Op):
         keep = np.ones(int(np.prod(ctx.shape, dtype=np.int64)), dtype=bool)
         keep[ctx.positions.reshape(-1)] = False
         grad_old = grad * Tensor._make(keep.reshape(ctx.shape))
-        grad_value = reduce_grad(grad.reshape(-1)[Tensor._make(ctx.positions)], ctx.value_meta)
-        return grad_old, grad_value
+        return grad_old, grad.reshape(-1)[Tensor._make(ctx.positions)]
 
 
 def positions_in_base(view: Tensor, base: Tensor) -> np.ndarray:
@@ -380,7 +374,6 @@ def _address(array: Any) -> int:
 
 
 class Cat(Op):
-    _node_name = "CatBackward0"
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
@@ -404,7 +397,7 @@ class Cat(Op):
                         f"Sizes of tensors must match except in dimension {axis}. Expected size "
                         f"{expected} but got size {got} for tensor number {number} in the list."
                     )
-        ctx.axis, ctx.metas = axis, [meta(t) for t in tensors]
+        ctx.axis = axis
         ctx.bounds = np.cumsum([0] + [arr.shape[axis] for arr in arrays])
         dtype = result_dtype(*tensors)
         return np.concatenate([arr.astype(dtype, copy=False) for arr in arrays], axis=axis)
@@ -412,30 +405,24 @@ class Cat(Op):
     @staticmethod
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.axis
-        return tuple(
-            reduce_grad(grad[(*lead, slice(int(start), int(stop)))], input_meta)
-            for start, stop, input_meta in zip(
-                ctx.bounds[:-1], ctx.bounds[1:], ctx.metas, strict=True
-            )
-        )
+        return tuple(grad[(*lead, slice(int(start), int(stop)))]
+                     for start, stop in itertools.pairwise(ctx.bounds))
 
 
 class Stack(Op):
-    _node_name = "StackBackward0"
 
     @staticmethod
     def forward(ctx, *tensors, dim=0):
         arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
         axis = dim % (arrays[0].ndim + 1)
-        ctx.axis, ctx.metas = axis, [meta(t) for t in tensors]
+        ctx.axis, ctx.count = axis, len(tensors)
         dtype = result_dtype(*tensors)
         return np.stack([arr.astype(dtype, copy=False) for arr in arrays], axis=axis)
 
     @staticmethod
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.axis
-        return tuple(reduce_grad(grad[(*lead, i)], input_meta)
-                     for i, input_meta in enumerate(ctx.metas))
+        return tuple(grad[(*lead, i)] for i in range(ctx.count))
 
 
 class _Pieces(Function):
@@ -452,7 +439,7 @@ class _Pieces(Function):
 
 
 class Unbind(_Pieces):
-    _node_name = "UnbindBackward0"
+    node_name = "UnbindBackward0"
 
     @staticmethod
     def forward(ctx, a, dim=0):
@@ -467,7 +454,7 @@ class Unbind(_Pieces):
 
 
 class Split(_Pieces):
-    _node_name = "SplitBackward0"
+    node_name = "SplitBackward0"
 
     @staticmethod
     def forward(ctx, a, sizes=(), dim=0):
@@ -498,7 +485,6 @@ def split_sizes(length: int, split_size_or_sections: Any) -> list[int]:
 
 
 class Clone(Op):
-    _node_name = "CloneBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -512,7 +498,6 @@ class Clone(Op):
 class ToCopy(Op):
     """A dtype or device conversion; the gradient converts back."""
 
-    _node_name = "ToCopyBackward0"
 
     @staticmethod
     def forward(ctx, a, dtype=None, device=None):
@@ -527,3 +512,141 @@ class ToCopy(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad.to(device=ctx.device, dtype=ctx.dtype)
+
+
+# ---- what the table calls: torch's signatures ----------------------------------------------
+
+
+def view(self: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        return self.to(shape[0])  # view(dtype) is a reinterpretation in torch; rare here
+    return View.apply(self, shape=shape_args(shape))
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return view(self, other.shape)
+
+
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return reshape(self, other.shape)
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    dims = self._data.shape
+    if not dims:
+        return reshape(self, 1)
+    (start,) = normalize_dims(start_dim, len(dims))
+    (end,) = normalize_dims(end_dim, len(dims))
+    merged = int(np.prod(dims[start:end + 1], dtype=np.int64))
+    return reshape(self, *dims[:start], merged, *dims[end + 1:])
+
+
+def squeeze(self: Tensor, dim: Any = None) -> Tensor:
+    return Squeeze.apply(self) if dim is None else SqueezeDim.apply(self, dim=dim)
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    return Unsqueeze.apply(self, dim=dim)
+
+
+def expand(self: Tensor, *sizes: Any) -> Tensor:
+    return Expand.apply(self, shape=shape_args(sizes))
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return expand(self, other.shape)
+
+
+def permute(self: Tensor, *dims: Any) -> Tensor:
+    return Permute.apply(self, dims=shape_args(dims))
+
+
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return Transpose.apply(self, dim0=dim0, dim1=dim1)
+
+
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    return Unbind.apply(self, dim)
+
+
+def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    (axis,) = normalize_dims(dim, self._data.ndim)
+    sizes = split_sizes(self._data.shape[axis], split_size_or_sections)
+    return Split.apply(self, tuple(sizes), axis)
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    (axis,) = normalize_dims(dim, self._data.ndim)
+    length = self._data.shape[axis]
+    return split(self, -(-length // chunks) if length else 1, axis)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    return Cat.apply(*tensors, dim=dim)
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for index, item in enumerate(tensors):
+        if not isinstance(item, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {index} in argument 0, but got "
+                f"{type(item).__name__}. To make a tensor from numbers use torch.tensor(list)."
+            )
+    if len({t.shape for t in tensors}) > 1:
+        raise RuntimeError(
+            "stack expects each tensor to be equal size, but got "
+            + " and ".join(str(list(t.shape)) for t in tensors[:2])
+        )
+    return Stack.apply(*tensors, dim=dim)
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``."""
+    target_device, target_dtype = kwargs.get("device"), kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            target_device, target_dtype = arg.device, arg.dtype
+        elif isinstance(arg, (str, Device)):
+            target_device = arg
+        elif arg is not None:
+            target_dtype = arg
+    np_dtype = _dtype.to_numpy_dtype(target_dtype) if target_dtype is not None else None
+    new_device = Device(target_device) if target_device is not None else None
+    if (np_dtype is None or np_dtype == self._data.dtype) and (
+        new_device is None or new_device == self.device
+    ):
+        return self
+    if np_dtype is not None and np_dtype.kind != "f":
+        with_device = self if new_device is None else to(self.detach(), new_device)
+        return Tensor._make(with_device._data.astype(np_dtype))  # integers carry no graph
+    return ToCopy.apply(self, dtype=np_dtype, device=new_device)
+
+
+TABLE = [
+    op("reshape", reshape),
+    op("view", view, function=False),
+    op("view_as", view_as, function=False),
+    op("reshape_as", reshape_as, function=False),
+    op("flatten", flatten),
+    op("squeeze", squeeze),
+    op("unsqueeze", unsqueeze),
+    op("expand", expand, function=False),
+    op("expand_as", expand_as, function=False),
+    op("permute", permute),
+    op("transpose", transpose),
+    op("t", T),
+    op("index", index, method=False, function=False, operators=("__getitem__",)),
+    op("unbind", unbind),
+    op("split", split),
+    op("chunk", chunk),
+    op("cat", cat, method=False),
+    op("concat", cat, method=False),
+    op("stack", stack, method=False),
+    op("clone", Clone),
+    op("to", to, function=False),
+    op("numel", Tensor.numel),
+]

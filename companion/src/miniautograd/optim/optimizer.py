@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._tensor import Tensor
+from .._tensor import Tensor, zero_grads
 
 
 class Optimizer:
@@ -26,12 +26,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients of the last step (backward adds to .grad, it never resets it)."""
-        for group in self.param_groups:
-            for param in group["params"]:
-                if set_to_none:
-                    param.grad = None
-                elif param._grad is not None:
-                    param._grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self) -> None:
         raise NotImplementedError

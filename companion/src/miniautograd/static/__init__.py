@@ -12,7 +12,7 @@ the covered subset unchanged::
         sess.run(tf.global_variables_initializer())
         loss_value, _ = sess.run([loss, step], feed_dict={x: data})
 
-The parts, one file each: the graph and its ops (``_graph``), symbolic gradients
+The parts, one file each: the dataflow graph and its ops (``_dataflow``), symbolic gradients
 (``_gradients``), the session that runs a graph (``_session``), graph optimisation
 (``_optimize``), tracing an eager function into a graph (``_trace``), drawing (``_draw``).
 Computation is numpy on the CPU; random numbers come from miniautograd's (torch's) generator.
@@ -22,9 +22,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._draw import draw, listing
-from ._gradients import RULES, gradients
-from ._graph import (
+from ._dataflow import (
     KERNELS,
     Graph,
     Tensor,
@@ -62,6 +60,8 @@ from ._graph import (
     zeros,
     zeros_like,
 )
+from ._draw import draw, listing
+from ._gradients import RULES, gradients
 from ._optimize import optimize
 from ._session import (
     FailedPreconditionError,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..graph._dot import FILL, _new_digraph
-from ._graph import Tensor, flatten, shape_text, topological_order
+from ._dataflow import Tensor, flatten, shape_text, topological_order
 
 _FILL = {"Placeholder": FILL["leaf"], "VariableV2": FILL["parameter"], "Const": "#ffffff",
          "Assign": FILL["saved"], "NoOp": FILL["saved"]}

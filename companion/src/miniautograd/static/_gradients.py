@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._graph import (
+from ._dataflow import (
     ELEMENTWISE,
     Tensor,
     add_n,

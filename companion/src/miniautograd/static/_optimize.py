@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._graph import KERNELS, STATEFUL, Tensor, constant, flatten, rebuild, topological_order
+from ._dataflow import KERNELS, STATEFUL, Tensor, constant, flatten, rebuild, topological_order
 
 
 def _copy(node: Tensor, inputs: tuple[Tensor, ...]) -> Tensor:

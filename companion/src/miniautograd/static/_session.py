@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._graph import (
+from .._creation import randn
+from ._dataflow import (
     KERNELS,
     Graph,
     Tensor,
@@ -109,8 +110,6 @@ class Session:
         if node.op == "Const":
             return node.value
         if node.op == "RandomStandardNormal":
-            from .. import randn
-
             sample = randn(*node.shape).numpy()
             return (sample * node.attrs["stddev"] + node.attrs["mean"]).astype(node.dtype)
         return KERNELS[node.op](*(values[i] for i in node.inputs), **node.attrs)

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._graph import Graph, Tensor, convert_to_tensor, placeholder
+from .._creation import from_numpy
+from ._dataflow import Graph, Tensor, convert_to_tensor, placeholder
 from ._session import Session
 
 
@@ -26,8 +27,6 @@ class TracedFunction:
         self.graph, self.inputs, self.output = graph, inputs, output
 
     def __call__(self, *args: Any) -> Any:
-        from .. import from_numpy
-
         with Session(graph=self.graph) as sess:
             value = sess.run(self.output, dict(zip(self.inputs, args, strict=True)))
         return from_numpy(np.array(value))

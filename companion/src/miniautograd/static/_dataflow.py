@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from ..ops._util import broadcast_axes
+
 Shape = tuple[int | None, ...]
 
 
 def _sum_to_shape(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
     """Sum ``grad`` over the dimensions that broadcasting added or stretched: ``like``'s shape."""
-    lead = grad.ndim - like.ndim
-    stretched = (lead + i for i, n in enumerate(like.shape) if n == 1 and grad.shape[lead + i] != 1)
-    axes = (*range(lead), *stretched)
+    axes = broadcast_axes(grad.shape, like.shape)
     return np.sum(grad, axis=axes, keepdims=True).reshape(like.shape) if axes else grad
 
 

@@ -1,0 +1,1 @@
+"""``miniautograd.utils``: the helpers torch keeps under ``torch.utils``."""

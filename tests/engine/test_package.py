@@ -1,0 +1,182 @@
+"""The package's shape: its imports run one way (no cycle), every lazy import says why, and
+the op table registers what torch has under each name.
+
+The import graph is read from the source (``ast``), not from a running interpreter, so a
+cycle is found even where the current import order happens to survive it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+import torch
+
+import miniautograd as mini
+from miniautograd.ops import TABLE
+
+PACKAGE = Path(mini.__file__).resolve().parent
+ROOT = "miniautograd"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    """The module an ``import from`` names, relative imports resolved."""
+    if not node.level:
+        return node.module or ""
+    package = module if _is_package(module) else module.rpartition(".")[0]
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The package modules an import statement runs: the one named, the packages on the way
+    to it (their ``__init__`` runs first), and submodules named in ``from x import sub``."""
+    if isinstance(node, ast.Import):
+        named = {alias.name for alias in node.names}
+    else:
+        base = _absolute(module, node)
+        named = {base} | {f"{base}.{alias.name}" for alias in node.names}
+    found = set()
+    for name in named:
+        parts = name.split(".")
+        for end in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            # the importer's own packages are already running: importing them adds no edge
+            if prefix in MODULES and not (module == prefix or module.startswith(prefix + ".")):
+                found.add(prefix)
+    return found
+
+
+def _imports(module: str) -> tuple[set[str], list[tuple[int, str, bool]]]:
+    """(modules imported when ``module`` is imported, lazy imports as (line, text, internal))."""
+    source = MODULES[module].read_text()
+    tree = ast.parse(source)
+    eager: set[str] = set()
+    lazy: list[tuple[int, str, bool]] = []
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,
+                                                                 ast.AsyncFunctionDef))]
+    inside = {id(n) for f in functions for n in ast.walk(f) if n is not f}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        targets = _targets(module, node)
+        if id(node) in inside:
+            lazy.append((node.lineno, ast.get_source_segment(source, node) or "", bool(targets)))
+        else:
+            eager |= targets
+    return eager, lazy
+
+
+GRAPH = {module: _imports(module)[0] for module in MODULES}
+
+
+def _cycle() -> list[str] | None:
+    """One import cycle, as a list of modules, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == 1:
+                return [*path[path.index(target):], target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def test_the_import_graph_has_no_cycle():
+    cycle = _cycle()
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_import_graph_is_read_correctly():
+    """The reader finds the edges it must: a check that the no-cycle test can fail."""
+    assert "miniautograd._tensor" in GRAPH["miniautograd.autograd.function"]
+    assert "miniautograd.autograd" in GRAPH["miniautograd.ops.arithmetic"]  # its __init__ runs
+    assert "miniautograd.ops" in GRAPH["miniautograd"]
+    assert not any(m.startswith("miniautograd.autograd") for m in GRAPH["miniautograd._tensor"])
+
+
+def test_every_lazy_import_of_the_package_says_why():
+    """An import inside a function must be there for a reason, written next to it. (Lazy
+    imports of optional dependencies - torch, graphviz, CuPy - need none.)"""
+    unexplained = []
+    for module, path in MODULES.items():
+        lines = path.read_text().splitlines()
+        for line, text, internal in _imports(module)[1]:
+            said = "#" in lines[line - 1] or lines[line - 2].strip().startswith("#")
+            if internal and not said:
+                unexplained.append(f"{path.relative_to(PACKAGE)}:{line}: {text}")
+    assert not unexplained, unexplained
+
+
+# ---- the op table ------------------------------------------------------------------------------
+
+
+def _generated_names() -> list[tuple[str, str]]:
+    """(where, name) for everything the table defines: 'method' or 'function'."""
+    names = []
+    for entry in TABLE:
+        if entry.method:
+            names.append(("method", entry.name))
+        if entry.function:
+            names.append(("function", entry.name))
+        names += [("method", operator) for operator in entry.operators]
+        if entry.inplace:
+            names.append(("method", entry.name + "_"))
+        if entry.inplace is True:
+            names.append(("function", entry.name + "_"))
+    return names
+
+
+@pytest.mark.parametrize(("where", "name"), _generated_names(),
+                         ids=[f"{w}-{n}" for w, n in _generated_names()])
+def test_every_name_the_table_defines_is_torchs(where, name):
+    """A table line gives only what torch has under that name: a wrong ``inplace`` or
+    ``function`` flag fails here."""
+    owner = torch.Tensor if where == "method" else torch
+    assert hasattr(owner, name), f"torch has no {where} {name!r}"
+    assert (mini.Tensor if where == "method" else mini).__dict__.get(name) is not None
+
+
+def test_each_name_is_registered_once():
+    seen: set[tuple[str, str]] = set()
+    for key in _generated_names():
+        assert key not in seen, f"{key} is defined by two table lines"
+        seen.add(key)
+
+
+def test_a_table_line_gives_method_function_and_in_place_variants():
+    x = mini.tensor([0.5, 1.0])
+    assert mini.exp(x).tolist() == x.exp().tolist()
+    y = x.clone()
+    assert mini.exp_(y) is y and y.tolist() == x.exp().tolist()
+    with pytest.raises(TypeError, match=r"exp\(\): argument 'input' \(position 1\) must be Tensor"):
+        mini.exp(1.0)
+    assert not hasattr(mini, "add_")  # torch has Tensor.add_ only
