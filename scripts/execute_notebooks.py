@@ -47,6 +47,22 @@ def hide_addresses(notebook: nbformat.NotebookNode) -> None:
                 data["text/plain"] = ADDRESS.sub("0xADDRESS", data["text/plain"])
 
 
+def merge_streams(notebook: nbformat.NotebookNode) -> None:
+    """Join consecutive prints to the same stream into one output: how the kernel splits them
+    depends on timing, and a split would churn diffs (nbval joins them too before comparing)."""
+    for cell in notebook.cells:
+        merged: list[nbformat.NotebookNode] = []
+        for output in cell.get("outputs", []):
+            previous = merged[-1] if merged else None
+            if (output.output_type == "stream" and previous is not None
+                    and previous.output_type == "stream" and previous.name == output.name):
+                previous.text += output.text
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def execute(path: Path, *, write: bool) -> None:
     """Run the notebook at `path`; with `write`, save its new outputs in place."""
     notebook = nbformat.read(path, as_version=4)
@@ -61,6 +77,7 @@ def execute(path: Path, *, write: bool) -> None:
     )
     client.execute()
     hide_addresses(notebook)
+    merge_streams(notebook)
     if write:
         nbformat.write(notebook, path)
 
