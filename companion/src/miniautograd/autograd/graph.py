@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from .grad_mode import STATE
 
@@ -117,7 +118,20 @@ class AccumulateGrad(Node):
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad._data += grad._data
+        if leaf._post_accumulate_hooks:
+            _run_post_accumulate_hooks(leaf)
         return ()
+
+
+def _run_post_accumulate_hooks(leaf: Any) -> None:
+    """Each hook sees the leaf with its new ``.grad``; like torch, it may not return one."""
+    for hook in list(leaf._post_accumulate_hooks):
+        returned = hook(leaf)
+        if returned is None:
+            continue
+        if isinstance(returned, Tensor):
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
 
 
 class GraphRoot(Node):
