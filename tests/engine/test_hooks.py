@@ -100,3 +100,115 @@ def test_an_optimizer_step_inside_backward(optimizer):
     for g, e in zip(got[1:], expected[1:], strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert not np.allclose(got[0][0], got[0][-1])  # the hooks did step the model
+
+
+# ---- autograd.graph.saved_tensors_hooks --------------------------------------------------------
+
+
+def _with_counting_hooks(t: Any, program: Any) -> tuple:
+    """Run ``program`` with pack = a copy (counted) and unpack = twice the copy (counted)."""
+    calls = {"pack": 0, "unpack": 0}
+
+    def pack(tensor: Any) -> Any:
+        calls["pack"] += 1
+        return tensor.detach().clone()
+
+    def unpack(packed: Any) -> Any:
+        calls["unpack"] += 1
+        return packed * 2
+
+    x = t.tensor([0.3, -1.2, 0.8], dtype=t.float64, requires_grad=True)
+    w = t.tensor([1.5, 0.5, -0.7], dtype=t.float64, requires_grad=True)
+    with t.autograd.graph.saved_tensors_hooks(pack, unpack):
+        loss = program(t, x, w)
+    packed = dict(calls)
+    loss.backward()
+    return packed, calls, loss.item(), x.grad.tolist(), w.grad.tolist()
+
+
+
+
+def _cube_function(t: Any) -> Any:
+    class Cube(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return 3 * x**2 * grad
+
+    return Cube
+
+
+SAVING_PROGRAMS = {
+    "mul of two leaves, exp of a result": lambda t, x, w: ((x * w).exp() * x).sum(),
+    "sin, tanh, pow": lambda t, x, w: (x.sin() + w.tanh() ** 2).sum(),
+    "a custom Function": lambda t, x, w: (_cube_function(t).apply(x) * w).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVING_PROGRAMS))
+def test_saved_tensors_hooks_pack_and_unpack_as_in_torch(name):
+    """pack runs when a tensor is saved, unpack when backward reads it: the same counts as
+    torch, and the gradients torch gets from the doubled saved values."""
+    program = SAVING_PROGRAMS[name]
+    expected = _with_counting_hooks(torch, program)
+    got = _with_counting_hooks(mini, program)
+    assert got[:2] == expected[:2]
+    assert got[0]["pack"] > 0 and got[1]["unpack"] >= got[0]["pack"]
+    np.testing.assert_allclose(got[2], expected[2], rtol=1e-12)
+    np.testing.assert_allclose(got[3:], expected[3:], rtol=1e-12)
+    plain_x = mini.tensor([0.3, -1.2, 0.8], dtype=mini.float64, requires_grad=True)
+    plain_w = mini.tensor([1.5, 0.5, -0.7], dtype=mini.float64, requires_grad=True)
+    program(mini, plain_x, plain_w).backward()
+    assert not np.allclose(plain_x.grad.tolist(), got[3])  # the unpacked values were used
+
+
+def test_the_hooks_of_the_innermost_context_at_save_time_are_used():
+    def program(t: Any) -> tuple:
+        log = []
+        x = t.tensor([1.0, 2.0], dtype=t.float64, requires_grad=True)
+        outer = t.autograd.graph.saved_tensors_hooks(
+            lambda s: log.append("pack outer") or s, lambda p: log.append("unpack outer") or p)
+        inner = t.autograd.graph.saved_tensors_hooks(
+            lambda s: log.append("pack inner") or s, lambda p: log.append("unpack inner") or p)
+        with outer:
+            a = x.sin()
+            with inner:
+                b = a.cos()
+        c = b.exp()  # saved outside any context: no hook
+        with t.no_grad(), outer:
+            x.sin()  # nothing is recorded, so nothing is saved
+        c.sum().backward()
+        return log, x.grad.tolist()
+
+    assert program(mini) == program(torch)
+
+
+def test_a_packed_tensor_is_not_checked_for_in_place_changes():
+    """As in torch: with hooks, backward uses whatever unpack returns, the changed value."""
+    def program(t: Any) -> list:
+        x = t.tensor([1.0, 2.0], dtype=t.float64, requires_grad=True)
+        with t.autograd.graph.saved_tensors_hooks(lambda s: s, lambda p: p):
+            a = x * 1
+            y = a.sin()
+        a.add_(1)
+        y.sum().backward()
+        return x.grad.tolist()
+
+    assert program(mini) == program(torch)
+
+
+def test_an_unpack_hook_must_return_a_tensor():
+    errors = []
+    for t in (torch, mini):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        with t.autograd.graph.saved_tensors_hooks(lambda s: s, lambda p: 1):
+            y = x.exp()
+        with pytest.raises(TypeError) as info:
+            y.sum().backward()
+        errors.append(str(info.value))
+    assert errors[1] == errors[0]

@@ -15,9 +15,30 @@ from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from .grad_mode import STATE
 
-__all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle"]
+__all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle", "saved_tensors_hooks"]
 
 _sequence_numbers = itertools.count()
+
+# The (pack, unpack) pairs of the saved_tensors_hooks contexts now open, innermost last.
+SAVED_TENSORS_HOOKS: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
+
+
+class saved_tensors_hooks:  # noqa: N801 - torch's name
+    """Inside this context, a tensor saved for backward is stored as ``pack_hook(tensor)``,
+    and backward gets it back as ``unpack_hook(packed)``: where saved activations can be
+    moved, compressed or recomputed. The hooks in force when a tensor is saved are the ones
+    used for it; a packed tensor is not checked for later in-place changes (as in torch)."""
+
+    def __init__(self, pack_hook: Callable[[Any], Any],
+                 unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        SAVED_TENSORS_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        SAVED_TENSORS_HOOKS.pop()
 LAST_SEQUENCE_NR = 2**64 - 1
 
 
