@@ -4,6 +4,7 @@ from . import functional
 from .modules import (
     CrossEntropyLoss,
     Dropout,
+    Flatten,
     Linear,
     Module,
     MSELoss,
@@ -12,12 +13,14 @@ from .modules import (
     Sigmoid,
     Softmax,
     Tanh,
+    Unflatten,
 )
 from .parameter import Parameter
 
 __all__ = [
     "CrossEntropyLoss",
     "Dropout",
+    "Flatten",
     "Linear",
     "MSELoss",
     "Module",
@@ -27,5 +30,6 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Unflatten",
     "functional",
 ]

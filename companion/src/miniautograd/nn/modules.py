@@ -306,3 +306,38 @@ class CrossEntropyLoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.cross_entropy(input, target, self.reduction)
+
+
+class Flatten(Module):
+    """Merge dimensions ``start_dim``..``end_dim`` into one; by default all but the batch."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size``: the inverse of ``Flatten``."""
+
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for position, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                                f"type {type(size).__name__} at pos {position}")
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size!r}"
