@@ -1,6 +1,6 @@
 """``miniautograd.nn``: modules, parameters and ``functional``."""
 
-from . import functional
+from . import functional, init
 from .modules import (
     CrossEntropyLoss,
     Dropout,
@@ -32,4 +32,5 @@ __all__ = [
     "Tanh",
     "Unflatten",
     "functional",
+    "init",
 ]

@@ -14,6 +14,7 @@ from .._creation import empty
 from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import no_grad
 from . import functional as F
+from . import init
 from .parameter import Parameter
 
 
@@ -207,14 +208,13 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # torch: kaiming_uniform_(weight, a=sqrt(5)), computed with the same float steps.
-        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
-        bound = math.sqrt(3.0) * (gain / math.sqrt(self.in_features))
-        with no_grad():
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                bias_bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-                self.bias.uniform_(-bias_bound, bias_bound)
+        """torch's start: the weight uniform in +-1/sqrt(fan_in) (Kaiming with a = sqrt(5)),
+        then the bias in the same range, drawn in this order."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - torch's name
         return F.linear(input, self.weight, self.bias)
