@@ -84,7 +84,7 @@ def test_cuda_by_default_without_a_gpu_fails_when_a_tensor_is_created():
     """torch fails too (its CPU wheel with an AssertionError, its CUDA wheel without a driver
     with a RuntimeError); miniautograd's RuntimeError says what to install or use instead."""
     mini.set_default_device("cuda")  # setting it is allowed, as in torch
-    with pytest.raises(RuntimeError, match="CUDA is not available.*device='cpu'"):
+    with pytest.raises(RuntimeError, match=r"CUDA is not available.*device='cpu'"):
         mini.zeros(2)
     with pytest.raises(RuntimeError, match="CUDA is not available"):
         mini.nn.Linear(2, 2)
