@@ -3,6 +3,7 @@
 A node knows the edges to the nodes that produced its inputs (``next_functions``), runs its
 backward formula in ``apply`` and can carry hooks. Leaves that require grad end in an
 ``AccumulateGrad`` node, whose ``variable`` is the leaf whose ``.grad`` it fills.
+``saved_tensors_hooks`` decides how the tensors a node saves for backward are stored.
 """
 
 from __future__ import annotations
