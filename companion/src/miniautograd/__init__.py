@@ -6,8 +6,8 @@ unchanged and gives the same numbers (random numbers included: the generator is 
 
 from importlib.metadata import version as _installed_version
 
-from . import autograd, cuda, distributions, nn, ops, optim
-from ._backend import device
+from . import accelerator, autograd, cuda, distributions, nn, ops, optim
+from ._backend import device, get_default_device, set_default_device
 from ._creation import (
     arange,
     as_tensor,
@@ -48,6 +48,7 @@ from ._dtype import (
     uint8,
 )
 from ._tensor import Size, Tensor, is_tensor
+from .autograd import functional as _functional  # makes autograd.functional an attribute
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -59,6 +60,8 @@ from .autograd.grad_mode import (
 # Every operation in the op table (ops/): Tensor methods (x.exp(), x + y, x.add_(y)) and the
 # functions of this module (miniautograd.exp, miniautograd.cat, ...).
 ops.install(Tensor, globals())
+
+del _functional
 
 # torch's short dtype names; they shadow builtins only as attributes of this module.
 globals().update({"bool": bool_, "float": float32, "double": float64, "long": int64,

@@ -53,6 +53,30 @@ class device:  # noqa: N801 - torch's name
 
 CPU = device("cpu")
 
+# Where creation functions put a tensor when no device is given (set_default_device).
+_default_device: device | None = None
+
+
+def set_default_device(dev: device | str | None) -> None:
+    """``torch.set_default_device``: the device of ``tensor``, ``zeros``, ``randn``, ... when
+    none is given (not of ``*_like``, which follow their input). None goes back to the CPU."""
+    global _default_device
+    _default_device = None if dev is None else device(dev)
+
+
+def get_default_device() -> device:
+    """The device creation functions use now; a GPU's index filled in, as torch does."""
+    dev = _default_device or CPU
+    if dev.type == "cuda" and dev.index is None:
+        xp_for(dev)  # no GPU: the error creating a tensor there gives
+        return device("cuda", 0)
+    return dev
+
+
+def default_device_or(dev: device | str | None) -> device | str | None:
+    """``dev``, or the default device when the caller gave none."""
+    return _default_device if dev is None else dev
+
 
 def cuda_available() -> bool:
     if _cupy is None:

@@ -16,7 +16,7 @@ DeviceLike = Any
 
 def _finish(array: Any, dtype: DtypeLike, device: DeviceLike, requires_grad: bool) -> Tensor:
     np_dtype = _dtype.to_numpy_dtype(dtype)
-    data = _backend.asarray(array, np_dtype, device)
+    data = _backend.asarray(array, np_dtype, _backend.default_device_or(device))
     return Tensor._make(data).requires_grad_(requires_grad) if requires_grad else Tensor._make(data)
 
 
@@ -87,6 +87,7 @@ def as_tensor(data: Any, dtype: DtypeLike = None, device: DeviceLike = None) -> 
     """Like ``tensor`` but shares memory with a numpy array when no conversion is needed."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype)
+    device = _backend.default_device_or(device)
     if isinstance(data, np.ndarray) and dtype is None and device in (None, "cpu"):
         _dtype.from_numpy_dtype(data.dtype)
         return Tensor._make(data)

@@ -81,6 +81,7 @@ class Tensor:
         "_grad",
         "_hooks",
         "_output_nr",
+        "_post_accumulate_hooks",
         "_requires_grad",
         "_retains_grad",
         "_vc",
@@ -114,6 +115,7 @@ class Tensor:
         self._vc = [0] if vc is None else vc  # shared with views: one storage, one version
         self._acc_ref = None  # a weak reference to this leaf's AccumulateGrad node
         self._hooks = None
+        self._post_accumulate_hooks = None
         self._retains_grad = False
         self._view_base = None
 
@@ -252,6 +254,20 @@ class Tensor:
             self._hooks = []
         self._hooks.append(hook)
         return RemovableHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
+        """``hook(tensor)`` runs once backward has added into this leaf's ``.grad``: the place
+        for an optimizer step per parameter, while backward goes on for the others."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Sequence[Tensor] | None = None) -> None:

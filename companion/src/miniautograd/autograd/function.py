@@ -22,7 +22,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from .grad_mode import STATE, no_grad
-from .graph import AccumulateGrad, Node, _sequence_numbers
+from .graph import SAVED_TENSORS_HOOKS, AccumulateGrad, Node, _sequence_numbers
 
 _INPLACE_HINT = (
     "Hint: the tensor was changed in place (by an operation ending in '_', `+=`, `-=`, an "
@@ -64,14 +64,22 @@ class SavedTensor:
     so that node and output do not keep each other alive in a reference cycle.
     """
 
-    __slots__ = ("data", "requires_grad", "tensor", "vc", "version")
+    __slots__ = ("data", "packed", "requires_grad", "tensor", "unpack_hook", "vc", "version")
 
-    def __init__(self, tensor: Tensor) -> None:
+    def __init__(self, tensor: Tensor, hooked: bool = True) -> None:
+        if hooked and SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
+            pack, self.unpack_hook = SAVED_TENSORS_HOOKS[-1]
+            self.packed = pack(tensor)
+            self.tensor = self.data = None
+            self.vc, self.version = _UNCHECKED, 0
+            return
         self.tensor = tensor
         self.vc = tensor._vc
         self.version = tensor._vc[0]
 
     def _as_output(self) -> None:
+        if self.tensor is None:  # packed by a hook: it holds no tensor of its own
+            return
         self.data, self.requires_grad = self.tensor._data, self.tensor._requires_grad
         self.tensor = None
 
@@ -89,7 +97,22 @@ class SavedTensor:
             )
         if self.tensor is not None:
             return self.tensor
+        if self.data is None:
+            return self._unpacked()
         return Tensor._make(self.data, self.requires_grad, node, vc=self.vc)
+
+    def _unpacked(self) -> Tensor:
+        """What the unpack hook makes of the packed value, each time backward asks."""
+        tensor = self.unpack_hook(self.packed)
+        if not isinstance(tensor, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(tensor).__name__}"
+            )
+        return tensor
+
+
+_UNCHECKED = [0]  # the version counter of a packed tensor: never bumped, never a mismatch
 
 
 def _op_name(node: Node) -> str:
@@ -130,7 +153,8 @@ class BackwardFunction(Node):
                     f"{index} is of type {type(tensor).__name__}. Keep other values as "
                     "attributes of ctx (ctx.my_value = ...)."
                 )
-        self._packed = tuple([None if t is None else SavedTensor(t) for t in tensors])
+        hooked = True in self.needs_input_grad  # pack only what a backward will unpack
+        self._packed = tuple([None if t is None else SavedTensor(t, hooked) for t in tensors])
 
     def save(self, /, **values: Any) -> None:
         """What built-in ops call: each value under torch's name for it (``self``, ``other``),

@@ -3,6 +3,7 @@
 A node knows the edges to the nodes that produced its inputs (``next_functions``), runs its
 backward formula in ``apply`` and can carry hooks. Leaves that require grad end in an
 ``AccumulateGrad`` node, whose ``variable`` is the leaf whose ``.grad`` it fills.
+``saved_tensors_hooks`` decides how the tensors a node saves for backward are stored.
 """
 
 from __future__ import annotations
@@ -11,12 +12,34 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from .grad_mode import STATE
 
-__all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle"]
+__all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle", "saved_tensors_hooks"]
 
 _sequence_numbers = itertools.count()
+
+# The (pack, unpack) pairs of the saved_tensors_hooks contexts now open, innermost last.
+SAVED_TENSORS_HOOKS: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
+
+
+class saved_tensors_hooks:  # noqa: N801 - torch's name
+    """Inside this context, a tensor saved for backward is stored as ``pack_hook(tensor)``,
+    and backward gets it back as ``unpack_hook(packed)``: where saved activations can be
+    moved, compressed or recomputed. The hooks in force when a tensor is saved are the ones
+    used for it; a packed tensor is not checked for later in-place changes (as in torch)."""
+
+    def __init__(self, pack_hook: Callable[[Any], Any],
+                 unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        SAVED_TENSORS_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        SAVED_TENSORS_HOOKS.pop()
 LAST_SEQUENCE_NR = 2**64 - 1
 
 
@@ -117,7 +140,20 @@ class AccumulateGrad(Node):
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad._data += grad._data
+        if leaf._post_accumulate_hooks:
+            _run_post_accumulate_hooks(leaf)
         return ()
+
+
+def _run_post_accumulate_hooks(leaf: Any) -> None:
+    """Each hook sees the leaf with its new ``.grad``; like torch, it may not return one."""
+    for hook in list(leaf._post_accumulate_hooks):
+        returned = hook(leaf)
+        if returned is None:
+            continue
+        if isinstance(returned, Tensor):
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
 
 
 class GraphRoot(Node):

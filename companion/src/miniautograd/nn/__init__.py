@@ -1,9 +1,10 @@
 """``miniautograd.nn``: modules, parameters and ``functional``."""
 
-from . import functional
+from . import functional, init
 from .modules import (
     CrossEntropyLoss,
     Dropout,
+    Flatten,
     Linear,
     Module,
     MSELoss,
@@ -12,12 +13,14 @@ from .modules import (
     Sigmoid,
     Softmax,
     Tanh,
+    Unflatten,
 )
 from .parameter import Parameter
 
 __all__ = [
     "CrossEntropyLoss",
     "Dropout",
+    "Flatten",
     "Linear",
     "MSELoss",
     "Module",
@@ -27,5 +30,7 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Unflatten",
     "functional",
+    "init",
 ]

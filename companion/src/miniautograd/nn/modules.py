@@ -14,6 +14,7 @@ from .._creation import empty
 from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import no_grad
 from . import functional as F
+from . import init
 from .parameter import Parameter
 
 
@@ -207,14 +208,13 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # torch: kaiming_uniform_(weight, a=sqrt(5)), computed with the same float steps.
-        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
-        bound = math.sqrt(3.0) * (gain / math.sqrt(self.in_features))
-        with no_grad():
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                bias_bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-                self.bias.uniform_(-bias_bound, bias_bound)
+        """torch's start: the weight uniform in +-1/sqrt(fan_in) (Kaiming with a = sqrt(5)),
+        then the bias in the same range, drawn in this order."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - torch's name
         return F.linear(input, self.weight, self.bias)
@@ -306,3 +306,38 @@ class CrossEntropyLoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.cross_entropy(input, target, self.reduction)
+
+
+class Flatten(Module):
+    """Merge dimensions ``start_dim``..``end_dim`` into one; by default all but the batch."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size``: the inverse of ``Flatten``."""
+
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for position, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                                f"type {type(size).__name__} at pos {position}")
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size!r}"

@@ -537,8 +537,32 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return reshape(self, 1)
     (start,) = normalize_dims(start_dim, len(dims))
     (end,) = normalize_dims(end_dim, len(dims))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self  # nothing to merge: torch returns the tensor itself, no node
     merged = int(np.prod(dims[start:end + 1], dtype=np.int64))
     return reshape(self, *dims[:start], merged, *dims[end + 1:])
+
+
+def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1): always a view."""
+    dims = self._data.shape
+    (position,) = normalize_dims(dim, len(dims))
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten: only one dimension can be inferred; give at most one -1")
+    length = dims[position]
+    known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+    if (known != length if -1 not in sizes else known == 0 or length % known):
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({length}) in the input tensor"
+        )
+    sizes = tuple(length // known if s == -1 else s for s in sizes)
+    return View.apply(self, shape=(*dims[:position], *sizes, *dims[position + 1:]))
 
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
@@ -632,6 +656,7 @@ TABLE = [
     op("view_as", view_as, function=False),
     op("reshape_as", reshape_as, function=False),
     op("flatten", flatten),
+    op("unflatten", unflatten),
     op("squeeze", squeeze),
     op("unsqueeze", unsqueeze),
     op("expand", expand, function=False),
