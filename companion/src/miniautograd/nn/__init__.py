@@ -2,6 +2,7 @@
 
 from . import functional
 from .modules import (
+    BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
     Linear,
@@ -16,6 +17,7 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
+    "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "Dropout",
     "Linear",

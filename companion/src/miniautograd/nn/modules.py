@@ -306,3 +306,25 @@ class CrossEntropyLoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.cross_entropy(input, target, self.reduction)
+
+
+class BCEWithLogitsLoss(Module):
+    """``F.binary_cross_entropy_with_logits`` as a module; ``weight`` and ``pos_weight`` are
+    buffers, as in torch (they follow ``.to()`` and appear in ``state_dict``)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: None = None,
+                 reduce: None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            raise NotImplementedError(
+                "size_average and reduce are deprecated in torch and not supported here: use "
+                "reduction='mean', 'sum' or 'none'"
+            )
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)
