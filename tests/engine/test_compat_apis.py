@@ -8,6 +8,86 @@ from __future__ import annotations
 import pytest
 from helpers import raises_like_torch, same_on_both
 
+import miniautograd as mini
+
+
+def _net(t):
+    t.manual_seed(0)
+    return t.nn.Sequential(t.nn.Linear(6, 8), t.nn.Tanh(), t.nn.Linear(8, 4), t.nn.ReLU())
+
+
+def _edited(t, edit):
+    """repr, parameter shapes and the output of ``_net`` after ``edit(net)``."""
+    net = _net(t)
+    result = edit(net)
+    t.manual_seed(1)
+    out = net(t.randn(3, 6)) if len(net) else None
+    return (repr(net), [tuple(p.shape) for p in net.parameters()], out,
+            repr(result) if result is not None else None)
+
+
+def _replace_last_linear(net):
+    net[2] = type(net[0])(8, 2)
+    net[-1] = type(net[1])()  # a Tanh for the ReLU, by a negative index
+
+
+def _delete(net):
+    del net[1]
+
+
+def _delete_slice(net):
+    del net[1:3]
+
+
+def _append_insert(net):
+    net.append(type(net[1])())
+    net.insert(-1, type(net[3])())
+    return net.insert(0, type(net[1])())  # returns the Sequential
+
+
+def _pop(net):
+    return net.pop(1)
+
+
+def _extend(net):
+    return net.extend(net[1:2])
+
+
+@pytest.mark.parametrize("edit", [_replace_last_linear, _delete, _delete_slice, _append_insert,
+                                  _pop, _extend, lambda net: net[1:3], lambda net: net[::-2],
+                                  lambda net: list(net)])
+def test_sequential_container(edit):
+    same_on_both(lambda t: _edited(t, edit))
+
+
+def test_sequential_slice_is_a_sequential_of_the_same_modules():
+    net = _net(mini)
+    part = net[1:]
+    assert type(part) is mini.nn.Sequential and part[0] is net[1]
+    assert list(part._modules) == ["1", "2", "3"]  # torch keeps the names
+
+
+def test_sequential_setitem_updates_parameters_and_training():
+    net = _net(mini)
+    for param in net.parameters():
+        param.requires_grad = False
+    net[2] = mini.nn.Linear(8, 2)
+    assert [p.requires_grad for p in net.parameters()] == [False, False, True, True]
+    assert net[2].weight is list(net.parameters())[2]
+
+
+@pytest.mark.parametrize("program, hints", [
+    (lambda t: _net(t)[4], ("index 4 is out of range",)),
+    (lambda t: _net(t)[-5], ("index -5 is out of range",)),
+    (lambda t: _net(t).__setitem__(4, t.nn.Tanh()), ("out of range",)),
+    (lambda t: _net(t).__delitem__(9), ("out of range",)),
+    (lambda t: _net(t).__setitem__(0, 3), ("cannot assign 'int' as child module '0'",)),
+    (lambda t: _net(t).insert(7, t.nn.Tanh()), ("Index out of range: 7",)),
+])
+def test_sequential_errors(program, hints):
+    raises_like_torch(program, *hints)
+
+
 # ---- binary cross-entropy with logits: errors and the module --------------------------------
 
 
