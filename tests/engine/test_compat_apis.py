@@ -88,6 +88,68 @@ def test_sequential_errors(program, hints):
     raises_like_torch(program, *hints)
 
 
+# ---- legacy tensor types --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("program", [
+    lambda t: t.FloatTensor([1, 2.5]),
+    lambda t: t.DoubleTensor([[1, 2], [3, 4]]),
+    lambda t: t.LongTensor([1, 2]),
+    lambda t: t.IntTensor((3,)),
+    lambda t: t.BoolTensor([True, False]),
+    lambda t: t.ByteTensor([1, 255]),
+    lambda t: t.FloatTensor().shape,
+    lambda t: t.FloatTensor(2, 3).shape,  # uninitialised in torch: compare the shape only
+    lambda t: t.DoubleTensor(t.Size([2, 1])).dtype,
+    lambda t: t.LongTensor(4).dtype,
+])
+def test_legacy_constructors(program):
+    same_on_both(program)
+
+
+def test_legacy_constructor_of_a_tensor_is_that_tensor():
+    same_on_both(lambda t: t.FloatTensor(t.zeros(2)).shape)
+    x = mini.zeros(2)
+    assert mini.FloatTensor(x) is x
+    raises_like_torch(lambda t: t.FloatTensor(t.zeros(2, dtype=t.float64)), "Float", "Double")
+    raises_like_torch(lambda t: t.FloatTensor(2.5))
+
+
+@pytest.mark.parametrize("program", [
+    lambda t: [isinstance(t.zeros(2), t.FloatTensor), isinstance(t.zeros(2), t.DoubleTensor),
+               isinstance(t.zeros(2, dtype=t.int64), t.LongTensor), isinstance(3, t.FloatTensor)],
+    lambda t: [t.FloatTensor.__name__, t.LongTensor.__name__],
+    lambda t: repr(t.DoubleTensor),
+    lambda t: t.zeros(2).type(),
+    lambda t: t.zeros(2, dtype=t.int64).type(),
+    lambda t: t.zeros(2).type("torch.DoubleTensor"),
+    lambda t: t.zeros(2).type(t.DoubleTensor),
+    lambda t: t.zeros(2).type(t.float64),
+    lambda t: t.ones(2).type(t.LongTensor),
+    lambda t: t.ones(2, dtype=t.float64).type(t.FloatTensor),
+])
+def test_legacy_types(program):
+    same_on_both(program)
+
+
+def test_type_keeps_the_graph():
+    def program(t):
+        x = t.ones(2, requires_grad=True)
+        y = x.type(t.DoubleTensor) * 3
+        y.sum().backward()
+        return type(y.grad_fn).__name__, x.grad, x.type(t.FloatTensor) is x
+
+    same_on_both(program)
+
+
+def test_type_accepts_this_packages_spelling():
+    assert mini.zeros(2).type("miniautograd.DoubleTensor").dtype is mini.float64
+
+
+def test_type_rejects_an_unknown_name():
+    raises_like_torch(lambda t: t.zeros(2).type("torch.NotATensor"), "invalid type")
+
+
 # ---- binary cross-entropy with logits: errors and the module --------------------------------
 
 
