@@ -159,6 +159,12 @@ def test_bce_with_logits_shape_mismatch():
         "Target size", "must be the same as input size")
 
 
+def test_bce_with_logits_integer_target():
+    raises_like_torch(
+        lambda t: t.nn.functional.binary_cross_entropy_with_logits(t.zeros(2), t.tensor([1, 0])),
+        "can't be cast to the desired output type Long", "target.float()")
+
+
 def test_bce_with_logits_bad_reduction():
     raises_like_torch(
         lambda t: t.nn.functional.binary_cross_entropy_with_logits(t.zeros(3), t.zeros(3),

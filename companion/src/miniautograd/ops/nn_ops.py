@@ -158,6 +158,12 @@ class BinaryCrossEntropyWithLogits(Op):
             raise ValueError(
                 f"Target size ({target.shape}) must be the same as input size ({a.shape})"
             )
+        if target._data.dtype.kind != "f":  # torch computes 1 - target in target's dtype
+            raise RuntimeError(
+                f"result type {a.dtype.scalar_name} can't be cast to the desired output type "
+                f"{target.dtype.scalar_name}: binary cross-entropy needs float targets (use "
+                "target.float())"
+            )
         x, y = operands(a, target)
         loss = (1 - y) * x - _scaled(_log_sigmoid(x), pos_weight, y)
         if weight is not None:
