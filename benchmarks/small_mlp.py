@@ -44,18 +44,19 @@ def make_problem(steps: int, batch: int, hidden: int, dtype: str = "float32",
                    {name: value.astype(dtype) for name, value in state.items()})
 
 
-def train(torch_module: ModuleType, p: Problem) -> float:
-    """A plain torch training loop; ``torch_module`` is torch or miniautograd."""
+def train(torch_module: ModuleType, p: Problem, device: str = "cpu") -> float:
+    """A plain torch training loop; ``torch_module`` is torch or miniautograd (on ``device``)."""
     nn = torch_module.nn
     hidden = p.state["0.bias"].shape[0]
     model = nn.Sequential(nn.Linear(4, hidden), nn.ReLU(), nn.Linear(hidden, 2))
     if p.inputs.dtype == np.float64:
         model.double()
     model.load_state_dict({k: torch_module.from_numpy(v) for k, v in p.state.items()})
+    model.to(device)
     optimizer = torch_module.optim.Adam(model.parameters(), lr=1e-3)
     for inputs, targets in zip(p.inputs, p.targets, strict=True):
-        loss = nn.functional.mse_loss(model(torch_module.from_numpy(inputs)),
-                                      torch_module.from_numpy(targets))
+        loss = nn.functional.mse_loss(model(torch_module.from_numpy(inputs).to(device)),
+                                      torch_module.from_numpy(targets).to(device))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

@@ -77,12 +77,12 @@ def my_relu(torch_module: ModuleType) -> type:
     return MyReLU
 
 
-def train_torch_like(torch_module: ModuleType, p: Problem) -> float:
-    """The article's training loop, run by ``torch`` or by ``miniautograd``."""
+def train_torch_like(torch_module: ModuleType, p: Problem, device: str = "cpu") -> float:
+    """The article's training loop, run by ``torch`` or by ``miniautograd`` (on ``device``)."""
     relu = my_relu(torch_module)
-    x, y = torch_module.from_numpy(p.x), torch_module.from_numpy(p.y)
-    w1 = torch_module.from_numpy(p.w1.copy()).requires_grad_()
-    w2 = torch_module.from_numpy(p.w2.copy()).requires_grad_()
+    x, y = torch_module.from_numpy(p.x).to(device), torch_module.from_numpy(p.y).to(device)
+    w1 = torch_module.from_numpy(p.w1.copy()).to(device).requires_grad_()
+    w2 = torch_module.from_numpy(p.w2.copy()).to(device).requires_grad_()
     for _ in range(p.steps):
         y_pred = relu.apply(x.mm(w1)).mm(w2)
         loss = (y_pred - y).pow(2).sum()

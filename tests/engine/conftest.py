@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -10,13 +11,19 @@ from threadpoolctl import threadpool_limits
 
 import miniautograd
 
-DEVICES = ["cpu", "cuda"]
+# MINIAUTOGRAD_TEST_DEVICES=cuda runs the cross-checks on the GPU only (scripts/cuda-check.sh);
+# unset, they run on the CPU, and on a CUDA GPU where CuPy sees one.
+REQUESTED = os.environ.get("MINIAUTOGRAD_TEST_DEVICES", "")
+DEVICES = REQUESTED.split(",") if REQUESTED else ["cpu", "cuda"]
 
 
 @pytest.fixture(params=DEVICES)
 def device(request: pytest.FixtureRequest) -> str:
-    """Each test that takes ``device`` runs on the CPU, and on a CUDA GPU where CuPy sees one."""
+    """The device a cross-check runs on, for both engines. Asked for by name, a missing GPU is
+    a failure (the CUDA leg must not pass by skipping); otherwise it is a skip."""
     if request.param == "cuda" and not miniautograd.cuda.is_available():
+        if REQUESTED:
+            pytest.fail("MINIAUTOGRAD_TEST_DEVICES asks for cuda, but CuPy sees no CUDA GPU")
         pytest.skip("no CUDA GPU / CuPy")
     return request.param
 

@@ -22,6 +22,10 @@ BOOLS = NoGrad(np.random.default_rng(5).random((3, 4)) < 0.5)
 MASK = NoGrad(np.random.default_rng(6).random((3, 4)) < 0.5)
 INDEX = NoGrad(np.array([2, 0, 2], dtype=np.int64))
 TARGET = NoGrad(np.array([1, 0, 3], dtype=np.int64))
+PROBS = uniform((3, 4), 0.0, 1.0, seed=7)  # soft targets of binary cross-entropy
+# Logits whose sigmoid rounds to 0 or 1: the loss must come from the logits, not log(sigmoid).
+LARGE_LOGITS = np.array([[-100.0, -30.0, 30.0, 100.0], [-5.0, 0.0, 5.0, 40.0],
+                         [-40.0, -17.0, 17.0, 60.0]])
 MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever the input dtype
 
 
@@ -349,6 +353,18 @@ OPS = [
         lambda t, a, b: t.nn.functional.mse_loss(a, b)),
     row("F_mse_loss_mixed_dtypes", [(3, 4), (3, 4)],
         lambda t, a, b: t.nn.functional.mse_loss(a.float(), b.double()), **MIXED),
+    row("F_bce_with_logits", [(3, 4), PROBS], lambda t, a, y: _bce(t, a, y)),
+    row("F_bce_with_logits_sum", [(3, 4), NoGrad(PROBS)],
+        lambda t, a, y: _bce(t, a, y, reduction="sum")),
+    row("F_bce_with_logits_none", [(3, 4), PROBS], lambda t, a, y: _bce(t, a, y, reduction="none")),
+    row("F_bce_with_logits_weights", [(3, 4), PROBS, NoGrad(POS_ROW), NoGrad(POS_ROW[::-1].copy())],
+        lambda t, a, y, w, pw: _bce(t, a, y, weight=w, pos_weight=pw)),
+    row("F_bce_with_logits_pos_weight_none", [(3, 4), PROBS, NoGrad(POS_ROW)],
+        lambda t, a, y, pw: _bce(t, a, y, reduction="none", pos_weight=pw)),
+    row("F_bce_with_logits_large_logits", [LARGE_LOGITS, NoGrad(PROBS), NoGrad(POS_ROW)],
+        lambda t, a, y, pw: _bce(t, a, y, pos_weight=pw)),
+    row("BCEWithLogitsLoss_module", [(3, 4), NoGrad(PROBS), NoGrad(POS_ROW)],
+        lambda t, a, y, pw: t.nn.BCEWithLogitsLoss(pos_weight=pw, reduction="sum")(a, y)),
     row("F_cross_entropy", [(3, 4), TARGET], lambda t, a, y: t.nn.functional.cross_entropy(a, y)),
     row("F_cross_entropy_sum", [(3, 4), TARGET],
         lambda t, a, y: t.nn.functional.cross_entropy(a, y, reduction="sum")),
@@ -402,6 +418,10 @@ def _implicit(softmax, a):
 def _iadd(a, b):
     a += b
     return a
+
+
+def _bce(t, a, y, **options):
+    return t.nn.functional.binary_cross_entropy_with_logits(a, y, **options)
 
 
 def _isub(a, b):

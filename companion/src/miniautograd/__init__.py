@@ -47,6 +47,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
+from ._legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._tensor import Size, Tensor, is_tensor
 from .autograd import functional as _functional  # makes autograd.functional an attribute
 from .autograd.grad_mode import (

@@ -69,6 +69,23 @@ def to_numpy_dtype(d: dtype | type | str | None) -> np.dtype | None:
     return np.dtype(d)
 
 
+def from_type(value: object) -> dtype:
+    """``Tensor.type``'s argument as a dtype: a dtype, a legacy tensor type (``FloatTensor``,
+    which carries its dtype) or its name, spelled as torch does (``'torch.FloatTensor'``: a
+    program written for torch passes that) or as this package prints it."""
+    if isinstance(value, dtype):
+        return value
+    carried = getattr(value, "dtype", None) if isinstance(value, type) else None
+    if isinstance(carried, dtype):
+        return carried
+    if isinstance(value, str):
+        module, _, name = value.rpartition(".")
+        for candidate in _BY_NUMPY.values():
+            if module in ("torch", "miniautograd") and name == f"{candidate.scalar_name}Tensor":
+                return candidate
+    raise ValueError(f"invalid type: '{value}'")
+
+
 def get_default_dtype() -> dtype:
     return _DEFAULT_FLOAT[0]
 

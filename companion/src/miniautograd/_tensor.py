@@ -333,10 +333,12 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(_dtype.bool_)
 
-    def type(self, dtype: Any = None) -> Any:
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """With no argument, the legacy type name (``'miniautograd.FloatTensor'``); otherwise
+        this tensor converted to a dtype, a legacy type (``DoubleTensor``) or its name."""
         if dtype is None:
             return self.dtype.legacy_name
-        return self.to(dtype)
+        return self.to(_dtype.from_type(dtype))
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)

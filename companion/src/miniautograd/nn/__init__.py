@@ -2,6 +2,7 @@
 
 from . import functional, init
 from .modules import (
+    BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
     Flatten,
@@ -18,6 +19,7 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
+    "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "Dropout",
     "Flatten",

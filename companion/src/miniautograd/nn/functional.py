@@ -6,6 +6,7 @@ import warnings
 
 from .. import _random
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..ops import linalg, nn_ops
 
 
@@ -58,6 +59,21 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
     return nn_ops.MseLoss.apply(input, target, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: Tensor | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross-entropy of ``sigmoid(input)``, computed stably from the logits."""
+    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+        if value is not None and value.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                "The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                f"respect to argument '{name}'. This input cannot have requires_grad True: pass "
+                f"{name}.detach()"
+            )
+    return nn_ops.BinaryCrossEntropyWithLogits.apply(
+        input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
 
 def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002

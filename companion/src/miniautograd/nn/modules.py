@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -242,11 +243,69 @@ class Sequential(Module):
             value = module(value)
         return value
 
-    def __getitem__(self, index: int) -> Module:
-        return list(self._modules.values())[index]
+    def _key(self, index: int) -> str:
+        """The name of the module at ``index`` (negative counts from the end), as torch finds it."""
+        size = len(self._modules)
+        index = operator.index(index)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return list(self._modules)[index % size]
+
+    def __getitem__(self, index: int | slice) -> Module:
+        if isinstance(index, slice):  # a new Sequential that keeps the modules' names
+            return type(self)(OrderedDict(list(self._modules.items())[index]))
+        return self._modules[self._key(index)]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        key = self._key(index)
+        if not isinstance(module, Module):
+            raise TypeError(
+                f"cannot assign '{type(module).__name__}' as child module '{key}' "
+                "(torch.nn.Module or None expected)"
+            )
+        self._modules[key] = module
+
+    def __delitem__(self, index: int | slice) -> None:
+        keys = list(self._modules)[index] if isinstance(index, slice) else [self._key(index)]
+        for key in keys:
+            del self._modules[key]
+        self._renumber(list(self._modules.values()))
+
+    def _renumber(self, modules: list[Module]) -> None:
+        """Hold ``modules`` named 0, 1, 2, ..., as torch renames them after a delete or insert."""
+        self._modules.clear()
+        self._modules.update((str(i), module) for i, module in enumerate(modules))
 
     def __len__(self) -> int:
         return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        size = len(self._modules)
+        if not -size <= index <= size:
+            raise IndexError(f"Index out of range: {index}")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+        return self
+
+    def extend(self, sequential: Any) -> Sequential:
+        for module in sequential:
+            self.append(module)
+        return self
+
+    def pop(self, index: int | slice) -> Module:
+        module = self[index]
+        del self[index]
+        return module
 
 
 class ReLU(Module):
@@ -341,3 +400,25 @@ class Unflatten(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size!r}"
+
+
+class BCEWithLogitsLoss(Module):
+    """``F.binary_cross_entropy_with_logits`` as a module; ``weight`` and ``pos_weight`` are
+    buffers, as in torch (they follow ``.to()`` and appear in ``state_dict``)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: None = None,
+                 reduce: None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            raise NotImplementedError(
+                "size_average and reduce are deprecated in torch and not supported here: use "
+                "reduction='mean', 'sum' or 'none'"
+            )
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)

@@ -141,6 +141,67 @@ class MseLoss(Op):
         return diff * scale if need_a else None, -diff * scale if need_target else None
 
 
+def _log_sigmoid(x):
+    """log(sigmoid(x)) without overflow: min(x, 0) - log(1 + exp(-|x|))."""
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+class BinaryCrossEntropyWithLogits(Op):
+    """Binary cross-entropy of ``sigmoid(input)`` computed from the logits, one node as in
+    torch: ``(1 - target) * input - (1 + (pos_weight - 1) * target) * log_sigmoid(input)``,
+    which never takes the log of a sigmoid rounded to 0 or 1. Like torch, only ``input`` and
+    ``target`` are differentiable; ``weight`` and ``pos_weight`` are parameters."""
+
+    @staticmethod
+    def forward(ctx, a, target, weight=None, pos_weight=None, reduction="mean"):
+        if a._data.shape != target._data.shape:
+            raise ValueError(
+                f"Target size ({target.shape}) must be the same as input size ({a.shape})"
+            )
+        if target._data.dtype.kind != "f":  # torch computes 1 - target in target's dtype
+            raise RuntimeError(
+                f"result type {a.dtype.scalar_name} can't be cast to the desired output type "
+                f"{target.dtype.scalar_name}: binary cross-entropy needs float targets (use "
+                "target.float())"
+            )
+        x, y = operands(a, target)
+        loss = (1 - y) * x - _scaled(_log_sigmoid(x), pos_weight, y)
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.save(self=a, target=target, weight=weight, pos_weight=pos_weight)
+        ctx.reduction, ctx.count = reduction, loss.size
+        return _reduce(loss.astype(x.dtype, copy=False), reduction, loss.size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, target, weight, pos_weight = ctx.saved_tensors
+        need_a, need_target = ctx.needs_input_grad
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
+        if weight is not None:
+            grad = grad * weight
+        grad_a = grad_target = None
+        if need_a:  # d/dx: sigmoid(x) - y, or (1 + (pw - 1) y) sigmoid(x) - pw y
+            if pos_weight is None:
+                grad_a = (a.sigmoid() - target) * grad
+            else:
+                weighted = pos_weight * target
+                grad_a = ((weighted + 1 - target) * a.sigmoid() - weighted) * grad
+        if need_target:  # d/dy: -x - (pw - 1) log_sigmoid(x)
+            grad_target = -a * grad
+            if pos_weight is not None:
+                log_sigmoid = a.clamp(max=0) - (-a.abs()).exp().add(1).log()
+                grad_target = grad_target - (pos_weight - 1) * log_sigmoid * grad
+        return grad_a, grad_target
+
+
+def _scaled(log_sigmoid, pos_weight, target):
+    """``log_sigmoid`` weighted by ``1 + (pos_weight - 1) * target`` where pos_weight is given."""
+    if pos_weight is None:
+        return log_sigmoid
+    return log_sigmoid * ((pos_weight._data - 1) * target + 1)
+
+
 def softmax(self, dim, dtype=None):
     return Softmax.apply(self, dim=dim)
 
