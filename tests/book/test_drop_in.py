@@ -15,7 +15,7 @@ CHAPTER = ROOT / "book" / "chapters" / "01_what_autograd_does.ipynb"
 IMPORT, DROP_IN = "import torch\n", "import miniautograd as torch\n"
 # The four cells the sentence excepts: torch.autograd.functional.jacobian (48) and the cell
 # that prints its J again (52), torch.func.jvp (59, 61). They may run or fail.
-PYTORCH_ONLY = {"ch1-cell-48", "ch1-cell-52", "ch1-cell-59", "ch1-cell-61"}
+PYTORCH_ONLY = {"ch1-cell-59", "ch1-cell-61"}
 
 
 def as_plain_python(source: str) -> str:
