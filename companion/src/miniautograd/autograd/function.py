@@ -60,11 +60,13 @@ def edge_to(value: Any) -> tuple[Node | None, int]:
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved.
 
-    An output saved by its own node is kept without its ``grad_fn`` (and rebuilt on unpack),
-    so that node and output do not keep each other alive in a reference cycle.
+    An output saved by its own node is kept without its ``grad_fn`` (and rebuilt on unpack,
+    with its output number: output k's gradient must reach the node as output k's under
+    ``create_graph``), so that node and output do not keep each other alive in a reference
+    cycle.
     """
 
-    __slots__ = ("data", "requires_grad", "tensor", "vc", "version")
+    __slots__ = ("data", "output_nr", "requires_grad", "tensor", "vc", "version")
 
     def __init__(self, tensor: Tensor) -> None:
         self.tensor = tensor
@@ -72,13 +74,15 @@ class SavedTensor:
         self.version = tensor._vc[0]
 
     def _as_output(self) -> None:
-        self.data, self.requires_grad = self.tensor._data, self.tensor._requires_grad
+        tensor = self.tensor
+        self.data, self.requires_grad = tensor._data, tensor._requires_grad
+        self.output_nr = tensor._output_nr
         self.tensor = None
 
     def unpack(self, node: Node) -> Tensor:
         if self.vc[0] != self.version:
             tensor = self.tensor
-            kind = f", which is output 0 of {_op_name(node)}" if tensor is None \
+            kind = f", which is output {self.output_nr} of {_op_name(node)}" if tensor is None \
                 else _describe_origin(tensor)
             data = self.data if tensor is None else tensor._data
             raise RuntimeError(
@@ -89,7 +93,8 @@ class SavedTensor:
             )
         if self.tensor is not None:
             return self.tensor
-        return Tensor._make(self.data, self.requires_grad, node, vc=self.vc)
+        grad_fn = node if self.requires_grad else None  # a non-differentiable output has none
+        return Tensor._make(self.data, self.requires_grad, grad_fn, self.output_nr, self.vc)
 
 
 def _op_name(node: Node) -> str:
