@@ -25,22 +25,7 @@ TARGET = NoGrad(np.array([1, 0, 3], dtype=np.int64))
 MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever the input dtype
 
 
-# Engine bugs still open, each a strict xfail so that a fix is noticed. First-order values at
-# these points already agree.
-WARNS = ("engine bug: pow's backward at base 0 leaks numpy's RuntimeWarning 'invalid value "
-         "encountered in multiply' (inf * 0); torch is silent")
-KNOWN_DIFFERENCES = {
-    "pow_tensor_base_zero": WARNS,
-    "pow_tensor_zero_exponent_at_zero": WARNS,
-    "rpow_zero_base": WARNS,
-    "pow_tensor_zero_base": WARNS,
-    "pow_tensor_zero_exponent_at_zero_2nd": WARNS,
-    "pow_tensor_zero_base_2nd": WARNS,
-    "rpow_zero_base_2nd": "engine bug: double backward of 0.0 ** x at x >= 0 is 0, torch's is nan",
-    "std_of_constant_2nd": "engine bug: double backward of std at zero spread is nan, torch's 0",
-    "var_of_one_element_2nd": "engine bug: double backward of var with no degrees of freedom is "
-                              "a tensor, torch's is None (unconnected)",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 # Batched @ records one BmmBackward0 node in miniautograd, a known difference (companion/README:
 # torch records expand/view/bmm/_unsafe_view chains). The rows check values and gradients;
 # test_batched_matmul_graph keeps the graph difference visible as a strict xfail.

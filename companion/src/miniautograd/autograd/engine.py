@@ -165,7 +165,8 @@ def execute(
     buffers: dict[Node, list] = {}
     ready = ReadyQueue()
     ready.push(root)
-    with set_grad_enabled(create_graph):
+    # Like torch, a backward formula's inf * 0 is a nan (or masked by a where), not a warning.
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             node = ready.pop()
             if node is root:

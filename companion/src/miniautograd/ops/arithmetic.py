@@ -183,9 +183,9 @@ class RPow(Op):
     def backward(ctx, grad):
         with np.errstate(divide="ignore"):
             log_base = float(np.log(ctx.base))
-        if ctx.base == 0:  # torch: 0 where the base is 0 and the exponent >= 0
-            (exponent,) = ctx.saved_tensors
-            return where(exponent >= 0, 0.0, grad * ctx.result * log_base)
+        if ctx.base == 0:  # torch: 0 where the base is 0 and the exponent >= 0 (and, as there,
+            (exponent,) = ctx.saved_tensors  # grad outside the where: its derivative is nan)
+            return grad * where(exponent >= 0, 0.0, ctx.result * log_base)
         return grad * ctx.result * log_base
 
 

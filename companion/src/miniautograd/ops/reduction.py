@@ -125,17 +125,27 @@ class Var(Op):
         data = a._data
         dims = normalize_dims(dim, data.ndim)
         _remember_spread(ctx, a, dims, correction, keepdim, "var")
+        ctx.whole = dim is None or data.ndim == 0
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own dof warning
             return data.var(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        dof = ctx.count - ctx.correction
-        scale = 2.0 / dof if dof > 0 else float("nan")
-        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * centered * scale
+        return _var_backward(ctx, grad)
+
+
+def _var_backward(ctx, grad: Tensor) -> Tensor:
+    """torch's var_backward, which std's backward also ends in: 2 (a - mean) / (N - correction).
+    With no degrees of freedom over the whole tensor, torch gives inf (nan where an element
+    equals the mean) through a constant: that gradient is not connected to ``a``."""
+    (a,) = ctx.saved_tensors
+    grad = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
+    dof = ctx.count - ctx.correction
+    if dof <= 0 and ctx.whole:
+        return grad * where(a == a.mean(), float("nan"), float("inf"))
+    scale = 2.0 / dof if dof != 0 else float("inf")
+    return grad * scale * (a - a.mean(dim=ctx.dims, keepdim=True))
 
 
 class Std(Op):
@@ -146,22 +156,17 @@ class Std(Op):
         data = a._data
         dims = normalize_dims(dim, data.ndim)
         _remember_spread(ctx, a, dims, correction, keepdim, "std")
+        ctx.whole = dim is None or data.ndim == 0
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return data.std(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        denominator = expand_back(ctx.result, ctx.shape, ctx.dims, ctx.keepdim)
-        spread = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
-        dof = ctx.count - ctx.correction
-        if dof <= 0:
-            return spread * float("nan")
-        # torch: zero gradient where the spread is 0 (not 0/0, and no warning about it)
-        with np.errstate(all="ignore"):
-            return where(denominator == 0, 0.0, spread * centered / (denominator * dof))
+        # torch: d std = d var / (2 std), set to 0 where the spread is 0 before it meets
+        # (a - mean), so that double backward there is 0 too (not 0 * inf)
+        result = ctx.result
+        return _var_backward(ctx, where(result == 0, 0.0, grad / (result * 2)))
 
 
 class _Extreme(Op):
