@@ -127,6 +127,7 @@ OPS = [
     row("floor_int", [INTS], lambda t, a: a.floor()),
     row("clamp", [(3, 4)], lambda t, a: a.clamp(-0.5, 0.5)),
     row("clamp_min", [(3, 4)], lambda t, a: a.clamp(min=0.0)),
+    row("clamp_min_method", [(3, 4)], lambda t, a: a.clamp_min(0.25)),
     row("clamp_max", [(3, 4)], lambda t, a: a.clamp(max=0.3)),
     row("clamp_fn", [(3, 4)], lambda t, a: t.clamp(a, -1, 1)),
     row("maximum", [(3, 4), (3, 4)], lambda t, a, b: t.maximum(a, b)),
@@ -361,6 +362,14 @@ OPS = [
     row("clamp_", [(3, 4)], lambda t, a: a.clone().clamp_(-0.5, 0.5)),
     row("clamp_min_", [(3, 4)], lambda t, a: a.clone().clamp_(min=0)),
     row("zero_", [(3, 4), (3, 4)], lambda t, a, b: (a * 1).zero_() + b),
+    # each unary op's in-place form, as a method and (where torch has one) a function
+    row("sin_cos_", [(3, 4)], lambda t, a: a.clone().sin_() + t.cos_(a * 2)),
+    row("reciprocal_", [NONZERO], lambda t, a: a.clone().reciprocal_() + t.reciprocal_(a * 2)),
+    row("sign_round_floor_ceil_", [(3, 4)],
+        lambda t, a: a.clone().sign_() + t.round_(a * 2) + (a * 3).floor_() + t.ceil_(a * 4)),
+    row("clip_clamp_min_", [(3, 4)],
+        lambda t, a: a.clone().clip_(-0.5, 0.5) + t.clip_(a * 2, max=1.0) +
+        (a * 3).clamp_min_(0.25) + t.clamp_min_(a * 4, -1.0)),
     row("add_then_use", [(3, 4)], lambda t, a: _add_then_use(a)),
     # ---- chains: shared subexpressions and several paths ----
     row("torch_tensor_inputs", [torch.tensor([[1.0, -2.0]], requires_grad=True),
