@@ -41,6 +41,26 @@ def allclose(self: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8
     return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """|self - other| <= atol + rtol * |other|, elementwise; equal infinities are close."""
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+    if self.dtype != other.dtype:
+        raise RuntimeError(
+            f"{self.dtype.scalar_name} did not match {other.dtype.scalar_name}: isclose compares "
+            "tensors of one dtype; convert one with .to(other.dtype)"
+        )
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
+    x, y = operands(self, other)
+    if x.dtype == np.bool_:
+        return Tensor._make(x == y)
+    return Tensor._make(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
 def equal(self: Tensor, other: Tensor) -> bool:
     return bool(self._data.shape == other._data.shape and np.array_equal(self._data, other._data))
 
@@ -72,6 +92,7 @@ TABLE = [
     op("any", any_true, function=False),
     op("all", all_true, function=False),
     op("allclose", allclose),
+    op("isclose", isclose),
     op("equal", equal),
     op("argmax", _arg_extreme(np.argmax)),
     op("argmin", _arg_extreme(np.argmin)),
