@@ -14,6 +14,7 @@ Read this file second, after ``function.py``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -316,10 +317,21 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """Return d(outputs)/d(inputs) without touching any ``.grad`` (``torch.autograd.grad``)."""
+    """Return d(outputs)/d(inputs) without touching any ``.grad`` (``torch.autograd.grad``).
+
+    ``only_inputs`` is torch's deprecated argument, ignored as there (False warns)."""
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     outputs_t = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     grads = _initial_grads(outputs_t, _as_tuple(grad_outputs), create_graph)
