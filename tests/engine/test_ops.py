@@ -26,16 +26,9 @@ MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever th
 
 
 KNOWN_DIFFERENCES: dict[str, str] = {}
-# Batched @ records one BmmBackward0 node in miniautograd, a known difference (companion/README:
-# torch records expand/view/bmm/_unsafe_view chains). The rows check values and gradients;
-# test_batched_matmul_graph keeps the graph difference visible as a strict xfail.
-VALUES_ONLY = {"matmul_batched", "matmul_batched_broadcast", "matmul_batched_broadcast_left",
-               "matmul_batched_vector", "matmul_4d"}
 
 
 def row(name, inputs, fn, **options):
-    if name in VALUES_ONLY:
-        options = {**options, "graph": False}
     marks = ()
     if name in KNOWN_DIFFERENCES:
         marks = pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name])
@@ -283,6 +276,11 @@ OPS = [
     row("matmul_batched_broadcast_left", [(3, 4), (2, 4, 5)], lambda t, a, b: a @ b),
     row("matmul_batched_vector", [(2, 3, 4), (4,)], lambda t, a, b: a @ b),
     row("matmul_4d", [(2, 1, 3, 4), (3, 4, 2)], lambda t, a, b: a @ b),
+    row("matmul_4d_both_expand", [(2, 2, 3, 4), (2, 1, 4, 5)], lambda t, a, b: a @ b),
+    row("matmul_vector_batched", [(4,), (2, 4, 5)], lambda t, a, b: a @ b),
+    row("matmul_matrix_batched_3d", [(3, 4), (2, 3, 4, 5)], lambda t, a, b: t.matmul(a, b)),
+    row("bmm", [(2, 3, 4), (2, 4, 5)], lambda t, a, b: a.bmm(b)),
+    row("bmm_fn", [(2, 3, 4), (2, 4, 5)], lambda t, a, b: t.bmm(a, b)),
     row("matmul_self", [(3, 3)], lambda t, a: a @ a),
     row("matmul_transpose", [(3, 4)], lambda t, a: a @ a.T),
     # ---- shapes ----
@@ -386,6 +384,8 @@ OPS = [
     # ---- copies, conversions, comparisons ----
     row("clone", [(3, 4)], lambda t, a: a.clone()),
     row("clone_fn", [(3, 4)], lambda t, a: t.clone(a)),
+    row("contiguous_of_transpose", [(3, 4)], lambda t, a: a.t().contiguous().view(12)),
+    row("contiguous_already", [(3, 4)], lambda t, a: (a * 2).contiguous()),
     row("to_same_dtype", [(3, 4)], lambda t, a: a.to(a.dtype) * 1),
     row("double", [(3, 4)], lambda t, a: a.float().double()),
     row("to_float32", [(3, 4)], lambda t, a: a.to(t.float32)),
@@ -464,8 +464,3 @@ def test_op(inputs, fn, options, dtype, device):
     check_op(inputs, fn, dtype=dtype, device=device, **options)
 
 
-@pytest.mark.xfail(strict=True, reason="known difference: batched @ records one BmmBackward0; "
-                   "torch records expand/view/bmm/_unsafe_view (UnsafeViewBackward0) chains")
-@pytest.mark.parametrize(("inputs", "fn", "options"), [p for p in OPS if p.id in VALUES_ONLY])
-def test_batched_matmul_graph(inputs, fn, options):
-    check_op(inputs, fn, **{**options, "graph": True}, double_backward=False)

@@ -298,9 +298,6 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._data = value._data
 
-    def contiguous(self) -> Tensor:
-        return self
-
     def cpu(self) -> Tensor:
         return self.to("cpu")
 

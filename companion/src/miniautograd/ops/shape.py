@@ -574,6 +574,12 @@ class Clone(Op):
         return grad
 
 
+def contiguous(self: Tensor) -> Tensor:
+    """The tensor itself when its memory is already in row-major order, else a copy that is."""
+    data = self._data
+    return self if data.flags.c_contiguous or data.size <= 1 else Clone.apply(self)
+
+
 class ToCopy(Op):
     """A dtype or device conversion; the gradient converts back."""
 
@@ -728,6 +734,7 @@ TABLE = [
     op("concat", cat, method=False),
     op("stack", stack, method=False),
     op("clone", Clone),
+    op("contiguous", contiguous, function=False),
     op("to", to, function=False),
     op("numel", Tensor.numel),
 ]
