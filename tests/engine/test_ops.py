@@ -25,6 +25,9 @@ TARGET = NoGrad(np.array([1, 0, 3], dtype=np.int64))
 MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever the input dtype
 
 
+# Rows where miniautograd knowingly differs from torch, by name, with the reason: each runs as a
+# strict xfail, so that a fix is noticed, and is listed in companion/README.md's "Known
+# differences from torch". None at present.
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
