@@ -149,6 +149,7 @@ ERRORS = [
      ["rtol must be greater than or equal to zero"]),
     ("isclose_atol", lambda t: t.ones(2).isclose(t.ones(2), atol=-0.5),
      ["atol must be greater than or equal to zero, but got -0.5"]),
+    ("invert_float", lambda t: ~t.ones(2), ["integer and Boolean"]),
     # ---- losses ----
     ("cross_entropy_int32_target", lambda t: t.nn.functional.cross_entropy(
         t.zeros(1, 2), t.tensor([1], dtype=t.int32)), ["Long"]),

@@ -23,9 +23,18 @@ def _elementwise(ufunc: np.ufunc) -> Callable[[Tensor, object], Tensor]:
 
 
 def logical_not(self: Tensor) -> Tensor:
-    if self._data.dtype != np.bool_:
-        return Tensor._make(~self._data)
+    """True where the element is zero (or False), of any dtype."""
     return Tensor._make(np.logical_not(self._data))
+
+
+def bitwise_not(self: Tensor) -> Tensor:
+    """``~t``: every bit flipped (integers), or logical not (bools)."""
+    if self._data.dtype.kind not in "biu":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors; for "
+            "a mask of the zero elements of a float tensor, write t == 0 or t.logical_not()"
+        )
+    return Tensor._make(~self._data)
 
 
 def any_true(self: Tensor) -> Tensor:
@@ -88,7 +97,8 @@ TABLE = [
     op("logical_and", _elementwise(np.logical_and), function=False, operators=("__and__",)),
     op("logical_or", _elementwise(np.logical_or), function=False, operators=("__or__",)),
     op("logical_xor", _elementwise(np.logical_xor), function=False, operators=("__xor__",)),
-    op("logical_not", logical_not, function=False, operators=("__invert__",)),
+    op("logical_not", logical_not, function=False),
+    op("bitwise_not", bitwise_not, operators=("__invert__",)),
     op("any", any_true, function=False),
     op("all", all_true, function=False),
     op("allclose", allclose),
