@@ -272,6 +272,8 @@ def along(picks: Any, axis: int) -> tuple:
 
 
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = self[i][index[i][j]]`` for ``dim=1``, with torch's checks of ``index``.
+    ``sparse_grad`` is accepted; the gradient is always a dense tensor."""
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError("gather(): Expected dtype int64 for index (make it with .long())")
     data, picks = self._data, index._data
