@@ -248,18 +248,15 @@ def graph_names(tensor) -> list[str]:
     return names
 
 
-@pytest.mark.xfail(
-    reason="the engine has no Tensor.logsumexp / Tensor.gather yet: Categorical records "
-    "LogSoftmaxBackward0 and IndexBackward0 where torch records SubBackward0(..., "
-    "LogsumexpBackward0) and GatherBackward0 + SqueezeBackward1"
-)
-def test_log_prob_graph_is_torchs() -> None:
+@pytest.mark.parametrize("sample_shape", [(), (3,)])
+def test_log_prob_graph_is_torchs(sample_shape) -> None:
     names = {}
     for engine, (module, categorical) in ENGINES.items():
         logits = module.tensor(LOGITS, requires_grad=True)
         dist = categorical(logits=logits)
-        names[engine] = graph_names(dist.log_prob(dist.sample()))
+        names[engine] = graph_names(dist.log_prob(dist.sample(sample_shape)))
     assert names["mini"] == names["torch"]
+    assert "GatherBackward0" in names["mini"] and "LogsumexpBackward0" in names["mini"]
 
 
 def test_on_each_device_samples_and_log_probs_match_the_cpu(device: str) -> None:

@@ -8,6 +8,8 @@ from typing import ClassVar
 import pytest
 from helpers import raises_like_torch, same_on_both
 
+import miniautograd as mini
+
 
 def functions(t):
     """The test Functions, defined against module ``t`` (torch or miniautograd)."""
@@ -392,3 +394,101 @@ def test_save_for_backward_of_a_number_raises():
         SavesNumber.apply(leaf(t))
 
     raises_like_torch(program, "save_for_backward", "ctx.")
+
+
+# ---- a Function that saves its own outputs -----------------------------------------------------
+
+
+def saving_outputs(t):
+    """Functions that save one of their own outputs, each of a different output number."""
+
+    class Cube(t.autograd.Function):
+        """x³ and its derivative 3x² as a second output, saved for backward (setup_context)."""
+
+        @staticmethod
+        def forward(x):
+            return x**3, 3 * x**2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0], output[1])
+
+        @staticmethod
+        def backward(ctx, grad_cube, grad_slope):
+            x, slope = ctx.saved_tensors
+            return grad_cube * slope + grad_slope * 6 * x
+
+    class Sinh(t.autograd.Function):
+        """sinh x = (eˣ - e⁻ˣ)/2, returning eˣ and e⁻ˣ as outputs 1 and 2 and saving them."""
+
+        @staticmethod
+        def forward(ctx, x):
+            up, down = x.exp(), (-x).exp()
+            ctx.save_for_backward(up, down)
+            return (up - down) / 2, up, down
+
+        @staticmethod
+        def backward(ctx, grad, grad_up, grad_down):
+            up, down = ctx.saved_tensors
+            return grad * (up + down) / 2 + grad_up * up - grad_down * down
+
+    class XExpWithOutput(t.autograd.Function):
+        """x·eˣ, with eˣ as output 1, saved."""
+
+        @staticmethod
+        def forward(ctx, x):
+            e = x.exp()
+            ctx.save_for_backward(x, e)
+            return x * e, e
+
+        @staticmethod
+        def backward(ctx, grad, grad_e):
+            x, e = ctx.saved_tensors
+            return grad * (1 + x) * e + grad_e * e
+
+    return {"Cube": Cube, "Sinh": Sinh, "XExpWithOutput": XExpWithOutput}
+
+
+def test_saved_second_output_keeps_its_output_number():
+    def program(t):
+        cube = saving_outputs(t)["Cube"]
+        x = t.tensor(-1.5, dtype=t.float64, requires_grad=True)
+        y, _slope = cube.apply(x)
+        (g,) = t.autograd.grad(y, x, create_graph=True)
+        (gg,) = t.autograd.grad(g, x)  # d/dx 3x² = 6x = -9
+        return g, gg
+
+    _g, gg = same_on_both(program)
+    assert gg.item() == -9.0
+
+
+@pytest.mark.parametrize("name", ["Sinh", "XExpWithOutput"])
+def test_function_saving_its_outputs_passes_gradgradcheck(name):
+    fn = saving_outputs(mini)[name]
+    x = mini.tensor([-0.7, 0.0, 1.0], dtype=mini.float64, requires_grad=True)
+    assert mini.autograd.gradcheck(fn.apply, (x,))
+    assert mini.autograd.gradgradcheck(fn.apply, (x,))
+
+
+@pytest.mark.parametrize("name", ["Sinh", "XExpWithOutput"])
+def test_second_derivative_through_saved_outputs(name):
+    def program(t):
+        fn = saving_outputs(t)[name]
+        x = t.tensor([-0.7, 0.0, 1.0], dtype=t.float64, requires_grad=True)
+        (g,) = t.autograd.grad(fn.apply(x)[0].sum(), x, create_graph=True)
+        (gg,) = t.autograd.grad(g.sum(), x)
+        return g, gg
+
+    _g, gg = same_on_both(program)
+    if name == "XExpWithOutput":
+        assert abs(gg[2].item() - 3 * 2.718281828459045) < 1e-12  # (2 + x)eˣ at 1: 8.1548...
+
+
+def test_saved_output_modified_in_place_names_its_output_number():
+    def program(t):
+        cube = saving_outputs(t)["Cube"]
+        y, slope = cube.apply(t.tensor([1.0, 2.0], requires_grad=True))
+        slope.mul_(2)
+        y.sum().backward()
+
+    raises_like_torch(program, "which is output 1 of Cube,")

@@ -23,7 +23,9 @@ NOT_CHECKABLE = {
     "double", "to_float32", "detach", "pow_tensor_zero_exponent_at_zero", "rpow_zero_base",
     "pow_tensor_zero_base", "std_of_constant", "std_dim_of_constant_row", "var_of_one_element",
     "pow_tensor_zero_exponent_at_zero_2nd", "rpow_zero_base_2nd", "pow_tensor_zero_base_2nd",
-    "std_of_constant_2nd", "var_of_one_element_2nd", "round_half_even",
+    "std_of_constant_2nd", "var_of_one_element_2nd", "round_half_even", "logsumexp_minus_inf",
+    "norm_inf_ties", "norm_of_zeros", "norm_3_of_zeros", "sort_ties_stable",
+    "sort_ties_ascending", "sort_nan",
 }
 
 

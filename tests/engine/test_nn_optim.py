@@ -278,3 +278,28 @@ def test_load_torch_state_dict():
     mine.load_state_dict(theirs.state_dict())
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     assert_same_value(mine(mini.tensor(x)).detach(), theirs(torch.tensor(x)).detach())
+
+
+def test_inplace_activations_and_dropout():
+    """``nn.ReLU(True)`` and ``nn.Dropout(p, inplace=True)`` change their input and return it."""
+
+    def program(t):
+        t.manual_seed(0)
+        x = t.tensor([-1.0, 2.0, -3.0, 4.0, 0.5, -0.5], requires_grad=True)
+        relu, dropout = t.nn.ReLU(True), t.nn.Dropout(0.5, inplace=True)
+        h, g = x * 2, x * 3
+        r, d = relu(h), dropout(g)
+        (r * t.arange(6.0) + d).sum().backward()
+        default = t.nn.ReLU()(x * 1)
+        return (r is h, d is g, r, d, x.grad, r.grad_fn.name(), d.grad_fn.name(), r._version,
+                default,
+                repr(relu), repr(t.nn.ReLU()), repr(dropout), repr(t.nn.Dropout()),
+                t.nn.ReLU(inplace=True).inplace)
+
+    same_on_both(program)
+
+
+def test_modules_without_inplace_refuse_it():
+    for module in (torch, mini):
+        with pytest.raises(TypeError):
+            module.nn.Tanh(True)

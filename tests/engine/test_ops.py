@@ -29,32 +29,13 @@ LARGE_LOGITS = np.array([[-100.0, -30.0, 30.0, 100.0], [-5.0, 0.0, 5.0, 40.0],
 MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever the input dtype
 
 
-# Engine bugs still open, each a strict xfail so that a fix is noticed. First-order values at
-# these points already agree.
-WARNS = ("engine bug: pow's backward at base 0 leaks numpy's RuntimeWarning 'invalid value "
-         "encountered in multiply' (inf * 0); torch is silent")
-KNOWN_DIFFERENCES = {
-    "pow_tensor_base_zero": WARNS,
-    "pow_tensor_zero_exponent_at_zero": WARNS,
-    "rpow_zero_base": WARNS,
-    "pow_tensor_zero_base": WARNS,
-    "pow_tensor_zero_exponent_at_zero_2nd": WARNS,
-    "pow_tensor_zero_base_2nd": WARNS,
-    "rpow_zero_base_2nd": "engine bug: double backward of 0.0 ** x at x >= 0 is 0, torch's is nan",
-    "std_of_constant_2nd": "engine bug: double backward of std at zero spread is nan, torch's 0",
-    "var_of_one_element_2nd": "engine bug: double backward of var with no degrees of freedom is "
-                              "a tensor, torch's is None (unconnected)",
-}
-# Batched @ records one BmmBackward0 node in miniautograd, a known difference (companion/README:
-# torch records expand/view/bmm/_unsafe_view chains). The rows check values and gradients;
-# test_batched_matmul_graph keeps the graph difference visible as a strict xfail.
-VALUES_ONLY = {"matmul_batched", "matmul_batched_broadcast", "matmul_batched_broadcast_left",
-               "matmul_batched_vector", "matmul_4d"}
+# Rows where miniautograd knowingly differs from torch, by name, with the reason: each runs as a
+# strict xfail, so that a fix is noticed, and is listed in companion/README.md's "Known
+# differences from torch". None at present.
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def row(name, inputs, fn, **options):
-    if name in VALUES_ONLY:
-        options = {**options, "graph": False}
     marks = ()
     if name in KNOWN_DIFFERENCES:
         marks = pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name])
@@ -146,6 +127,7 @@ OPS = [
     row("floor_int", [INTS], lambda t, a: a.floor()),
     row("clamp", [(3, 4)], lambda t, a: a.clamp(-0.5, 0.5)),
     row("clamp_min", [(3, 4)], lambda t, a: a.clamp(min=0.0)),
+    row("clamp_min_method", [(3, 4)], lambda t, a: a.clamp_min(0.25)),
     row("clamp_max", [(3, 4)], lambda t, a: a.clamp(max=0.3)),
     row("clamp_fn", [(3, 4)], lambda t, a: t.clamp(a, -1, 1)),
     row("maximum", [(3, 4), (3, 4)], lambda t, a, b: t.maximum(a, b)),
@@ -243,6 +225,51 @@ OPS = [
         lambda t, a, b: a**b),
     row("std_of_constant_2nd", [np.array([1.0, 1.0, 1.0])], lambda t, a: a.std()),
     row("var_of_one_element_2nd", [np.array([1.5])], lambda t, a: a.var()),
+    # ---- logsumexp and norms ----
+    row("logsumexp", [(3, 4)], lambda t, a: a.logsumexp(1)),
+    row("logsumexp_keepdim", [(3, 4)], lambda t, a: a.logsumexp(0, keepdim=True)),
+    row("logsumexp_dims", [(2, 3, 4)], lambda t, a: t.logsumexp(a, (0, 2))),
+    row("logsumexp_large", [np.array([[1000.0, 1001.0], [-1000.0, -1002.0]])],
+        lambda t, a: a.logsumexp(-1)),
+    row("logsumexp_minus_inf", [np.array([[-np.inf, -np.inf], [-np.inf, 1.0]])],
+        lambda t, a: a.logsumexp(1), grad=False),
+    row("logsumexp_ints", [INTS], lambda t, a: a.logsumexp(1)),
+    row("norm", [(3, 4)], lambda t, a: a.norm()),
+    row("norm_fn_fro", [(3, 4)], lambda t, a: t.norm(a, "fro")),
+    row("norm_dim", [(3, 4)], lambda t, a: a.norm(dim=1)),
+    row("norm_fro_dims_keepdim", [(2, 3, 4)], lambda t, a: a.norm("fro", dim=(0, 2), keepdim=True)),
+    row("norm_1", [(3, 4)], lambda t, a: a.norm(1, dim=0)),
+    row("norm_3", [(3, 4)], lambda t, a: a.norm(3)),
+    row("norm_1_5", [(3, 4)], lambda t, a: a.norm(1.5, 1)),
+    row("norm_half", [(3, 4)], lambda t, a: a.norm(0.5, dim=1)),
+    row("norm_0", [(3, 4)], lambda t, a: a.norm(0) + a.sum()),
+    row("norm_inf", [(3, 4)], lambda t, a: a.norm(float("inf"), dim=1)),
+    row("norm_minus_inf", [(3, 4)], lambda t, a: t.norm(a, -float("inf"))),
+    row("norm_inf_ties", [np.array([[2.0, -2.0, 1.0], [0.5, 1.0, -1.0]])],
+        lambda t, a: a.norm(float("inf"), dim=1)),
+    row("norm_of_zeros", [np.array([[0.0, 0.0], [1.0, 2.0]])], lambda t, a: a.norm(dim=1)),
+    row("norm_3_of_zeros", [np.array([[0.0, 0.0], [1.0, 2.0]])], lambda t, a: a.norm(3, dim=1)),
+    row("vector_norm", [(3, 4)], lambda t, a: t.linalg.vector_norm(a)),
+    row("vector_norm_ord_dim", [(3, 4)], lambda t, a: t.linalg.vector_norm(a, 4, -1, True)),
+    row("vector_norm_0d", [()], lambda t, a: t.linalg.vector_norm(a, ord=1)),
+    # ---- gather and sort ----
+    row("gather", [(3, 4), NoGrad(np.array([[0, 3], [1, 1], [2, 0]]))],
+        lambda t, a, i: a.gather(1, i)),
+    row("gather_dim0_fn", [(3, 4), NoGrad(np.array([[2, 0, 1, 2]]))],
+        lambda t, a, i: t.gather(a, 0, i)),
+    row("gather_longer_index", [(3, 4), NoGrad(np.array([[0, 3, 3, 1, 0, 2]] * 2))],
+        lambda t, a, i: a.gather(-1, i)),
+    row("sort", [(3, 4)], lambda t, a: a.sort()),
+    row("sort_dim0_descending", [(3, 4)], lambda t, a: t.sort(a, 0, True)),
+    row("sort_ties_stable", [np.array([[2.0, 1.0, 2.0, 1.0, 0.5]])],
+        lambda t, a: a.sort(stable=True, descending=True)),
+    row("sort_ties_ascending", [np.array([[2.0, 1.0, 2.0, 1.0, 0.5]])],
+        lambda t, a: t.sort(a, stable=True)),
+    row("sort_nan", [np.array([1.0, np.nan, -1.0])], lambda t, a: (a.sort(), a.sort(0, True))[1],
+        grad=False),
+    row("sort_0d", [()], lambda t, a: a.sort()),
+    row("index_alias", [(3, 4), ()], lambda t, a, b: a[...] + b[()] + a[:]),
+    row("sort_ints", [INTS], lambda t, a: a.sort(1, descending=True)),
     # ---- matrix products ----
     row("mm", [(3, 4), (4, 5)], lambda t, a, b: a.mm(b)),
     row("mm_fn", [(3, 4), (4, 5)], lambda t, a, b: t.mm(a, b)),
@@ -256,6 +283,11 @@ OPS = [
     row("matmul_batched_broadcast_left", [(3, 4), (2, 4, 5)], lambda t, a, b: a @ b),
     row("matmul_batched_vector", [(2, 3, 4), (4,)], lambda t, a, b: a @ b),
     row("matmul_4d", [(2, 1, 3, 4), (3, 4, 2)], lambda t, a, b: a @ b),
+    row("matmul_4d_both_expand", [(2, 2, 3, 4), (2, 1, 4, 5)], lambda t, a, b: a @ b),
+    row("matmul_vector_batched", [(4,), (2, 4, 5)], lambda t, a, b: a @ b),
+    row("matmul_matrix_batched_3d", [(3, 4), (2, 3, 4, 5)], lambda t, a, b: t.matmul(a, b)),
+    row("bmm", [(2, 3, 4), (2, 4, 5)], lambda t, a, b: a.bmm(b)),
+    row("bmm_fn", [(2, 3, 4), (2, 4, 5)], lambda t, a, b: t.bmm(a, b)),
     row("matmul_self", [(3, 3)], lambda t, a: a @ a),
     row("matmul_transpose", [(3, 4)], lambda t, a: a @ a.T),
     # ---- shapes ----
@@ -375,6 +407,8 @@ OPS = [
     # ---- copies, conversions, comparisons ----
     row("clone", [(3, 4)], lambda t, a: a.clone()),
     row("clone_fn", [(3, 4)], lambda t, a: t.clone(a)),
+    row("contiguous_of_transpose", [(3, 4)], lambda t, a: a.t().contiguous().view(12)),
+    row("contiguous_already", [(3, 4)], lambda t, a: (a * 2).contiguous()),
     row("to_same_dtype", [(3, 4)], lambda t, a: a.to(a.dtype) * 1),
     row("double", [(3, 4)], lambda t, a: a.float().double()),
     row("to_float32", [(3, 4)], lambda t, a: a.to(t.float32)),
@@ -385,6 +419,16 @@ OPS = [
     row("ne_fn", [(3, 4), (3, 4)], lambda t, a, b: t.ne(a, b)),
     row("gt_int_float", [INTS, (3, 4)], lambda t, a, b: a > b),
     row("mask_times", [(3, 4)], lambda t, a: a * (a > 0)),
+    row("logical_not", [INTS, (3, 4)], lambda t, a, b: (a.logical_not(), (b > 0).logical_not(),
+                                                        (b * 0).logical_not())),
+    row("bitwise_not", [INTS, BOOLS], lambda t, a, m: (~a, ~m, t.bitwise_not(a), m.bitwise_not())),
+    row("isclose", [(3, 4), (3, 4)], lambda t, a, b: a.isclose(a + 1e-9) & ~t.isclose(a, b)),
+    row("isclose_tolerances", [NoGrad(np.array([1.0, np.nan, np.inf, -np.inf, 1.0])),
+                               NoGrad(np.array([1.1, np.nan, np.inf, np.inf, 1.0 + 1e-6]))],
+        lambda t, a, b: t.stack([a.isclose(b, rtol=0.2), t.isclose(a, b, atol=0, rtol=0),
+                                 a.isclose(b, equal_nan=True)])),
+    row("isclose_broadcast_ints", [INTS, NoGrad(np.array([0, 1, 2, 3]))],
+        lambda t, a, b: t.isclose(a, b)),
     # ---- in place on non-leaves (recorded in the graph) ----
     row("add_", [(3, 4), (3, 4)], lambda t, a, b: (a * 1).add_(b)),
     row("iadd", [(3, 4), (4,)], lambda t, a, b: _iadd(a.clone(), b)),
@@ -396,6 +440,14 @@ OPS = [
     row("clamp_", [(3, 4)], lambda t, a: a.clone().clamp_(-0.5, 0.5)),
     row("clamp_min_", [(3, 4)], lambda t, a: a.clone().clamp_(min=0)),
     row("zero_", [(3, 4), (3, 4)], lambda t, a, b: (a * 1).zero_() + b),
+    # each unary op's in-place form, as a method and (where torch has one) a function
+    row("sin_cos_", [(3, 4)], lambda t, a: a.clone().sin_() + t.cos_(a * 2)),
+    row("reciprocal_", [NONZERO], lambda t, a: a.clone().reciprocal_() + t.reciprocal_(a * 2)),
+    row("sign_round_floor_ceil_", [(3, 4)],
+        lambda t, a: a.clone().sign_() + t.round_(a * 2) + (a * 3).floor_() + t.ceil_(a * 4)),
+    row("clip_clamp_min_", [(3, 4)],
+        lambda t, a: a.clone().clip_(-0.5, 0.5) + t.clip_(a * 2, max=1.0) +
+        (a * 3).clamp_min_(0.25) + t.clamp_min_(a * 4, -1.0)),
     row("add_then_use", [(3, 4)], lambda t, a: _add_then_use(a)),
     # ---- chains: shared subexpressions and several paths ----
     row("torch_tensor_inputs", [torch.tensor([[1.0, -2.0]], requires_grad=True),
@@ -442,8 +494,3 @@ def test_op(inputs, fn, options, dtype, device):
     check_op(inputs, fn, dtype=dtype, device=device, **options)
 
 
-@pytest.mark.xfail(strict=True, reason="known difference: batched @ records one BmmBackward0; "
-                   "torch records expand/view/bmm/_unsafe_view (UnsafeViewBackward0) chains")
-@pytest.mark.parametrize(("inputs", "fn", "options"), [p for p in OPS if p.id in VALUES_ONLY])
-def test_batched_matmul_graph(inputs, fn, options):
-    check_op(inputs, fn, **{**options, "graph": True}, double_backward=False)

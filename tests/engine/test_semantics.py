@@ -1003,3 +1003,18 @@ def test_hooks_run_again_on_a_retained_graph():
         return log, x.grad
 
     same_on_both(program)
+
+
+@pytest.mark.parametrize("only_inputs", [True, False])
+def test_grad_accepts_the_deprecated_only_inputs(only_inputs):
+    """torch ignores ``only_inputs``; False warns (FutureWarning) that it is ignored."""
+
+    def program(t):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            grads = t.autograd.grad((x * x).sum(), x, None, False, False, only_inputs)
+        return grads, x.grad, [(w.category.__name__, "deprecated" in str(w.message))
+                               for w in caught]
+
+    same_on_both(program)

@@ -287,3 +287,30 @@ def test_no_numpy_warnings_where_torch_is_silent(program):
         return value, [w.category.__name__ for w in caught]
 
     same_on_both(recorded)
+
+
+# ---- the size= keyword of creation functions -------------------------------------------------
+
+
+def test_creation_functions_take_size_as_a_keyword():
+    def program(t):
+        t.manual_seed(0)
+        x = t.randn(size=(), requires_grad=True)
+        made = [x, t.rand(size=(2, 3)), t.zeros(size=[2]), t.ones(size=t.Size([1, 2])),
+                t.empty(size=(0,)), t.full(size=(2,), fill_value=3.0), t.randn(size=(2,)),
+                t.randint(0, 5, size=(3,)), t.randint(5, size=(2,))]
+        return [(m.shape, m.dtype, m.requires_grad) for m in made], made[1:3], made[6:]
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: t.zeros(),
+    lambda t: t.ones(),
+    lambda t: t.empty(),
+    lambda t: t.randn(size=3),
+    lambda t: t.rand(size=2.0),
+    lambda t: t.randn(2, size=(3,)),
+])
+def test_creation_size_errors(make):
+    raises_like_torch(make, "size")

@@ -6,7 +6,7 @@ unchanged and gives the same numbers (random numbers included: the generator is 
 
 from importlib.metadata import version as _installed_version
 
-from . import accelerator, autograd, cuda, distributions, nn, ops, optim
+from . import accelerator, autograd, cuda, distributions, linalg, nn, ops, optim
 from ._backend import device, get_default_device, set_default_device
 from ._creation import (
     arange,

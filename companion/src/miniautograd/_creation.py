@@ -106,22 +106,44 @@ def _float_dtype(dtype: DtypeLike) -> np.dtype:
     return _dtype.to_numpy_dtype(dtype) or _dtype.get_default_dtype().np_dtype
 
 
-def zeros(*size: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+def _size_of(name: str, dims: tuple, size: Any) -> tuple:
+    """The shape of ``name(2, 3)``, ``name((2, 3))`` or ``name(size=(2, 3))``, as torch takes it."""
+    if size is None:
+        if not dims:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return _shape_args(dims)
+    if dims:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments: the shape is given both "
+            "positionally and as size=; pass it once"
+        )
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'size' must be tuple of ints, not {type(size).__name__} "
+            f"(write size=({size},) or {name}({size}))"
+        )
+    return tuple(size)
+
+
+def zeros(*dims: Any, size: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
           requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_shape_args(size), _float_dtype(dtype)), dtype or _float_dtype(dtype),
-                   device, requires_grad)
-
-
-def ones(*size: Any, dtype: DtypeLike = None, device: DeviceLike = None,
-         requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_shape_args(size), _float_dtype(dtype)), _float_dtype(dtype), device,
+    shape = _size_of("zeros", dims, size)
+    return _finish(np.zeros(shape, _float_dtype(dtype)), dtype or _float_dtype(dtype), device,
                    requires_grad)
 
 
-def empty(*size: Any, dtype: DtypeLike = None, device: DeviceLike = None,
+def ones(*dims: Any, size: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    shape = _size_of("ones", dims, size)
+    return _finish(np.ones(shape, _float_dtype(dtype)), _float_dtype(dtype), device,
+                   requires_grad)
+
+
+def empty(*dims: Any, size: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
           requires_grad: bool = False) -> Tensor:
     """Zeros here: uninitialised memory would make outputs non-deterministic."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros(_size_of("empty", dims, size), dtype=dtype, device=device,
+                 requires_grad=requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: DtypeLike = None, device: DeviceLike = None,
@@ -188,18 +210,18 @@ def initial_seed() -> int:
     return _random.default_generator.initial_seed()
 
 
-def rand(*size: Any, generator: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
-         requires_grad: bool = False) -> Tensor:
+def rand(*dims: Any, size: Any = None, generator: Any = None, dtype: DtypeLike = None,
+         device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     np_dtype = _float_dtype(dtype)
-    return _finish(_random.rand(_shape_args(size), np_dtype, generator), np_dtype, device,
-                   requires_grad)
+    shape = _size_of("rand", dims, size)
+    return _finish(_random.rand(shape, np_dtype, generator), np_dtype, device, requires_grad)
 
 
-def randn(*size: Any, generator: Any = None, dtype: DtypeLike = None, device: DeviceLike = None,
-          requires_grad: bool = False) -> Tensor:
+def randn(*dims: Any, size: Any = None, generator: Any = None, dtype: DtypeLike = None,
+          device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     np_dtype = _float_dtype(dtype)
-    return _finish(_random.randn(_shape_args(size), np_dtype, generator), np_dtype, device,
-                   requires_grad)
+    shape = _size_of("randn", dims, size)
+    return _finish(_random.randn(shape, np_dtype, generator), np_dtype, device, requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Any = None, *, generator: Any = None,
@@ -210,6 +232,8 @@ def randint(low: int, high: int | None = None, size: Any = None, *, generator: A
         if not isinstance(high, (tuple, list)):
             raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     np_dtype = _dtype.to_numpy_dtype(dtype) or np.dtype(np.int64)
     values = _random.randint(low, high, tuple(size), generator=generator)
     return _finish(values.astype(np_dtype), np_dtype, device, requires_grad)

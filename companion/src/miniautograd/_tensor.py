@@ -53,13 +53,19 @@ class MaxResult(_ValuesIndices):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        name = type(self).__name__[:3].lower()
+        name = type(self).__name__.removesuffix("Result").lower()
         return (f"miniautograd.return_types.{name}(\nvalues={self.values!r},"
                 f"\nindices={self.indices!r})")
 
 
 class MinResult(MaxResult):
     """What ``min(dim)`` returns: the ``values`` and their ``indices``."""
+
+    __slots__ = ()
+
+
+class SortResult(MaxResult):
+    """What ``sort`` returns: the sorted ``values`` and the ``indices`` they came from."""
 
     __slots__ = ()
 
@@ -307,9 +313,6 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._data = value._data
-
-    def contiguous(self) -> Tensor:
-        return self
 
     def cpu(self) -> Tensor:
         return self.to("cpu")

@@ -11,10 +11,8 @@ more than the formulas:
 - arguments are validated as torch validates them (``ValueError`` for NaN logits, probabilities
   that are not a distribution, or actions outside ``0..K-1``), with a hint at the usual cause.
 
-Not reproduced: torch's graph for the normalisation. torch records ``logits - logsumexp`` and
-``gather`` (``SubBackward0``, ``LogsumexpBackward0``, ``GatherBackward0``); this engine has
-neither ``logsumexp`` nor ``gather`` yet, so ``logits`` is ``log_softmax`` and ``log_prob``
-indexes (``LogSoftmaxBackward0``, ``IndexBackward0``). Values and gradients are the same.
+The graphs are torch's too: ``logits - logsumexp`` for the normalisation, ``gather`` then
+``squeeze`` for ``log_prob``.
 """
 
 from __future__ import annotations
@@ -171,12 +169,6 @@ def _as_size(sample_shape: Any) -> Size:
     return Size(int(s) for s in sample_shape)
 
 
-def _index_grid(shape: tuple[int, ...], xp: Any) -> tuple[Any, ...]:
-    """Broadcastable index arrays, one per dimension of ``shape`` (``numpy.ix_``-like)."""
-    last = len(shape) - 1
-    return tuple(xp.arange(n).reshape((-1,) + (1,) * (last - d)) for d, n in enumerate(shape))
-
-
 class Categorical(Distribution):
     """A distribution over ``0..K-1`` from ``probs`` or ``logits`` (last dimension K).
 
@@ -200,7 +192,7 @@ class Categorical(Distribution):
         else:
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits.log_softmax(-1)  # torch: logits - logits.logsumexp(-1, True)
+            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
             param = self.logits
         self._param = param
         self._num_events = param.shape[-1]
@@ -259,14 +251,14 @@ class Categorical(Distribution):
         ``sample_shape + batch_shape``)."""
         if self._validate_args:
             self._validate_sample(value)
-        value = value.long()
-        batch = tuple(np.broadcast_shapes(tuple(value.shape), tuple(self._batch_shape)))
+        value = value.long().unsqueeze(-1)
+        batch = tuple(np.broadcast_shapes(tuple(value.shape[:-1]), tuple(self._batch_shape)))
         log_pmf = self.logits
         if tuple(log_pmf.shape[:-1]) != batch:
             log_pmf = log_pmf.expand(*batch, self._num_events)
-        xp = _backend.xp_of(log_pmf._data)
-        chosen = xp.broadcast_to(value._data, batch)
-        return log_pmf[(*_index_grid(batch, xp), chosen)]
+        if tuple(value.shape[:-1]) != batch:
+            value = value.expand(*batch, 1)
+        return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self) -> Tensor:
         """-sum p log p over the K outcomes (torch's formula, with logits clamped at finfo.min)."""

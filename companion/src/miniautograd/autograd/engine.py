@@ -14,6 +14,7 @@ Read this file second, after ``function.py``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -165,7 +166,8 @@ def execute(
     buffers: dict[Node, list] = {}
     ready = ReadyQueue()
     ready.push(root)
-    with set_grad_enabled(create_graph):
+    # Like torch, a backward formula's inf * 0 is a nan (or masked by a where), not a warning.
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             node = ready.pop()
             if node is root:
@@ -315,10 +317,21 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """Return d(outputs)/d(inputs) without touching any ``.grad`` (``torch.autograd.grad``)."""
+    """Return d(outputs)/d(inputs) without touching any ``.grad`` (``torch.autograd.grad``).
+
+    ``only_inputs`` is torch's deprecated argument, ignored as there (False warns)."""
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     outputs_t = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     grads = _initial_grads(outputs_t, _as_tuple(grad_outputs), create_graph)

@@ -60,11 +60,14 @@ def edge_to(value: Any) -> tuple[Node | None, int]:
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved.
 
-    An output saved by its own node is kept without its ``grad_fn`` (and rebuilt on unpack),
-    so that node and output do not keep each other alive in a reference cycle.
+    An output saved by its own node is kept without its ``grad_fn`` (and rebuilt on unpack,
+    with its output number: output k's gradient must reach the node as output k's under
+    ``create_graph``), so that node and output do not keep each other alive in a reference
+    cycle.
     """
 
-    __slots__ = ("data", "packed", "requires_grad", "tensor", "unpack_hook", "vc", "version")
+    __slots__ = ("data", "output_nr", "packed", "requires_grad", "tensor", "unpack_hook", "vc",
+                 "version")
 
     def __init__(self, tensor: Tensor, hooked: bool = True) -> None:
         if hooked and SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
@@ -78,15 +81,17 @@ class SavedTensor:
         self.version = tensor._vc[0]
 
     def _as_output(self) -> None:
-        if self.tensor is None:  # packed by a hook: it holds no tensor of its own
+        tensor = self.tensor
+        if tensor is None:  # packed by a hook: it holds no tensor of its own
             return
-        self.data, self.requires_grad = self.tensor._data, self.tensor._requires_grad
+        self.data, self.requires_grad = tensor._data, tensor._requires_grad
+        self.output_nr = tensor._output_nr
         self.tensor = None
 
     def unpack(self, node: Node) -> Tensor:
         if self.vc[0] != self.version:
             tensor = self.tensor
-            kind = f", which is output 0 of {_op_name(node)}" if tensor is None \
+            kind = f", which is output {self.output_nr} of {_op_name(node)}" if tensor is None \
                 else _describe_origin(tensor)
             data = self.data if tensor is None else tensor._data
             raise RuntimeError(
@@ -99,7 +104,8 @@ class SavedTensor:
             return self.tensor
         if self.data is None:
             return self._unpacked()
-        return Tensor._make(self.data, self.requires_grad, node, vc=self.vc)
+        grad_fn = node if self.requires_grad else None  # a non-differentiable output has none
+        return Tensor._make(self.data, self.requires_grad, grad_fn, self.output_nr, self.vc)
 
     def _unpacked(self) -> Tensor:
         """What the unpack hook makes of the packed value, each time backward asks."""
@@ -189,8 +195,8 @@ class BackwardFunction(Node):
     @property
     def saved_variables(self) -> tuple[Tensor | None, ...]:
         warnings.warn(
-            "'saved_variables' is deprecated; use 'saved_tensors'. (It is the pre-0.4 name, "
-            "from when tensors had to be wrapped in Variable.)",
+            "'saved_variables' is deprecated; use 'saved_tensors'. (Before 0.4 it returned the "
+            "saved tensors as Variables; it is now an alias of saved_tensors.)",
             DeprecationWarning,
             stacklevel=2,
         )

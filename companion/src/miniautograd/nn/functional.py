@@ -92,7 +92,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if not training or p == 0:
         return input
     if p == 1:
-        return input * 0
+        return input.mul_(0) if inplace else input * 0
     keep = _random.bernoulli_(input.shape, 1 - p, input._data.dtype)
     mask = Tensor._make(keep / (1 - p))
-    return input * mask
+    return input.mul_(mask) if inplace else input * mask

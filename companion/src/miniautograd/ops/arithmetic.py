@@ -183,9 +183,9 @@ class RPow(Op):
     def backward(ctx, grad):
         with np.errstate(divide="ignore"):
             log_base = float(np.log(ctx.base))
-        if ctx.base == 0:  # torch: 0 where the base is 0 and the exponent >= 0
-            (exponent,) = ctx.saved_tensors
-            return where(exponent >= 0, 0.0, grad * ctx.result * log_base)
+        if ctx.base == 0:  # torch: 0 where the base is 0 and the exponent >= 0 (and, as there,
+            (exponent,) = ctx.saved_tensors  # grad outside the where: its derivative is nan)
+            return grad * where(exponent >= 0, 0.0, ctx.result * log_base)
         return grad * ctx.result * log_base
 
 
@@ -435,6 +435,12 @@ class Clamp(Op):
         return grad * inside
 
 
+class ClampMin(Clamp):
+    """``clamp_min(min)``: torch records it as its own node."""
+
+    node_name = "ClampMinBackward0"
+
+
 class Maximum(Op):
     function: Any = staticmethod(np.maximum)
     wins: Any = staticmethod(np.greater)
@@ -520,7 +526,7 @@ def clamp(self, min=None, max=None):  # noqa: A002 - torch's keyword names
 
 
 def clamp_min(self, min):  # noqa: A002 - torch's keyword name
-    return Clamp.apply(self, min=min)
+    return ClampMin.apply(self, min=min)
 
 
 def identity(self):
@@ -538,24 +544,24 @@ TABLE = [
     op("rpow", rpow, method=False, function=False, operators=("__rpow__",)),
     op("neg", Neg, inplace=True, operators=("__neg__",)),
     op("pos", identity, method=False, function=False, operators=("__pos__",)),
-    op("reciprocal", Reciprocal),
+    op("reciprocal", Reciprocal, inplace=True),
     op("exp", Exp, inplace=True),
     op("expm1", Expm1, inplace=True),
     op("log", Log, inplace=True),
     op("sqrt", Sqrt, inplace=True),
-    op("sin", Sin),
-    op("cos", Cos),
+    op("sin", Sin, inplace=True),
+    op("cos", Cos, inplace=True),
     op("tanh", Tanh, inplace=True),
     op("sigmoid", Sigmoid, inplace=True),
     op("relu", Relu, inplace=True),
     op("abs", Abs, inplace=True, operators=("__abs__",)),
-    op("sign", Sign),
-    op("round", Round),
-    op("floor", Floor),
-    op("ceil", Ceil),
+    op("sign", Sign, inplace="method"),
+    op("round", Round, inplace=True),
+    op("floor", Floor, inplace=True),
+    op("ceil", Ceil, inplace=True),
     op("clamp", clamp, inplace=True),
-    op("clip", clamp),
-    op("clamp_min", clamp_min, function=False),
+    op("clip", clamp, inplace=True),
+    op("clamp_min", clamp_min, function=False, inplace=True),
     op("maximum", Maximum),
     op("minimum", Minimum),
     op("where", where, method=False),

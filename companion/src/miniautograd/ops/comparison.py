@@ -23,9 +23,18 @@ def _elementwise(ufunc: np.ufunc) -> Callable[[Tensor, object], Tensor]:
 
 
 def logical_not(self: Tensor) -> Tensor:
-    if self._data.dtype != np.bool_:
-        return Tensor._make(~self._data)
+    """True where the element is zero (or False), of any dtype."""
     return Tensor._make(np.logical_not(self._data))
+
+
+def bitwise_not(self: Tensor) -> Tensor:
+    """``~t``: every bit flipped (integers), or logical not (bools)."""
+    if self._data.dtype.kind not in "biu":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors; for "
+            "a mask of the zero elements of a float tensor, write t == 0 or t.logical_not()"
+        )
+    return Tensor._make(~self._data)
 
 
 def any_true(self: Tensor) -> Tensor:
@@ -40,6 +49,26 @@ def allclose(self: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8
              equal_nan: bool = False) -> bool:
     return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
+
+def isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """|self - other| <= atol + rtol * |other|, elementwise; equal infinities are close."""
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+    if self.dtype != other.dtype:
+        raise RuntimeError(
+            f"{self.dtype.scalar_name} did not match {other.dtype.scalar_name}: isclose compares "
+            "tensors of one dtype; convert one with .to(other.dtype)"
+        )
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
+    x, y = operands(self, other)
+    if x.dtype == np.bool_:
+        return Tensor._make(x == y)
+    return Tensor._make(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 def equal(self: Tensor, other: Tensor) -> bool:
     return bool(self._data.shape == other._data.shape and np.array_equal(self._data, other._data))
@@ -68,10 +97,12 @@ TABLE = [
     op("logical_and", _elementwise(np.logical_and), function=False, operators=("__and__",)),
     op("logical_or", _elementwise(np.logical_or), function=False, operators=("__or__",)),
     op("logical_xor", _elementwise(np.logical_xor), function=False, operators=("__xor__",)),
-    op("logical_not", logical_not, function=False, operators=("__invert__",)),
+    op("logical_not", logical_not, function=False),
+    op("bitwise_not", bitwise_not, operators=("__invert__",)),
     op("any", any_true, function=False),
     op("all", all_true, function=False),
     op("allclose", allclose),
+    op("isclose", isclose),
     op("equal", equal),
     op("argmax", _arg_extreme(np.argmax)),
     op("argmin", _arg_extreme(np.argmin)),

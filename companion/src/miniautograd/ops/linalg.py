@@ -6,8 +6,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import raise_device_mismatch
-from .shape import SqueezeDims
+from ._util import check_broadcast, raise_device_mismatch
+from .shape import SqueezeDims, UnsafeView
 from .table import op
 
 
@@ -103,25 +103,55 @@ class Mv(Op):
 
 
 class Bmm(Op):
-    """``@`` with batch dimensions (broadcast like numpy's matmul), as one node: torch
-    records expand/view/bmm/view chains instead (a known difference, in the README)."""
+    """A batch of matrix products: (b, n, m) @ (b, m, p)."""
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_pair(a, b, "matmul")
-        ctx.save(self=a, mat2=b)
-        try:
-            return np.matmul(a._data, b._data)
-        except ValueError:
+        _check_pair(a, b, "bmm")
+        x, y = a._data, b._data
+        if x.ndim != 3 or y.ndim != 3:
+            raise RuntimeError(f"batch{1 if x.ndim != 3 else 2} must be a 3D tensor")
+        if y.shape[:2] != (x.shape[0], x.shape[2]):
             raise RuntimeError(
-                f"matmul: shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied "
-                "(the last dimension of the first must equal the second-to-last of the second)"
-            ) from None
+                "Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}]. The "
+                "last dimension of the first must equal the second-to-last of the second."
+            )
+        ctx.save(self=a, mat2=b)
+        return np.matmul(x, y)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad.matmul(b.transpose(-1, -2)), a.transpose(-1, -2).matmul(grad)
+        need_a, need_b = ctx.needs_input_grad
+        return (Bmm.apply(grad, b.transpose(1, 2)) if need_a else None,
+                Bmm.apply(a.transpose(1, 2), grad) if need_b else None)
+
+
+def _folded(a: Tensor, b: Tensor) -> Tensor:
+    """A batch against a matrix or vector: torch folds the batch into the rows of one mm (or
+    mv), transposing when the batch is on the right, and views the result back."""
+    transpose = b._data.ndim > a._data.ndim
+    rows = b.mT if transpose else a
+    other = (a.t() if a._data.ndim == 2 else a) if transpose else b
+    shape = tuple(rows.shape[:-1])
+    folded = rows.reshape(-1, rows.shape[-1])
+    if other._data.ndim == 1:
+        return UnsafeView.apply(folded.mv(other), shape=shape)
+    product = UnsafeView.apply(folded.mm(other), shape=(*shape, other.shape[1]))
+    return product.mT.contiguous() if transpose else product
+
+
+def _batched(a: Tensor, b: Tensor) -> Tensor:
+    """Two batches of matrices: torch expands both to the broadcast batch, flattens it, and
+    runs one bmm."""
+    (n, m1), (m2, p) = a.shape[-2:], b.shape[-2:]
+    check_broadcast(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    count = int(np.prod(batch, dtype=np.int64))
+    left = a.expand(*batch, n, m1).reshape(count, n, m1)
+    right = b.expand(*batch, m2, p).reshape(count, m2, p)
+    return UnsafeView.apply(Bmm.apply(left, right), shape=(*batch, n, p))
 
 
 def rmatmul(self: Tensor, other: Tensor) -> Tensor:
@@ -151,11 +181,9 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return Mv.apply(a, b)
     if da == 1 and db == 2:
         return SqueezeDims.apply(Mm.apply(a.unsqueeze(0), b), dim=(0,))
-    if db == 1:  # (..., n, k) @ (k,): a batch of matrix-vector products
-        return Bmm.apply(a, b.unsqueeze(-1)).squeeze(-1)
-    if da == 1:  # (k,) @ (..., k, m)
-        return Bmm.apply(a.unsqueeze(0), b).squeeze(-2)
-    return Bmm.apply(a, b)
+    if da <= 2 or db <= 2:
+        return _folded(a, b)
+    return _batched(a, b)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002 - torch's name
@@ -169,5 +197,6 @@ TABLE = [
     op("mm", Mm),
     op("mv", Mv),
     op("dot", Dot),
+    op("bmm", Bmm),
     op("addmm", addmm, method=False),
 ]

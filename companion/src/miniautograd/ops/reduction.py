@@ -10,7 +10,7 @@ import numpy as np
 from .._dtype import to_numpy_dtype
 from .._tensor import MaxResult, MinResult, Tensor
 from ..autograd.function import Op
-from ._util import broadcast_axes
+from ._util import broadcast_axes, floating, quiet
 from .arithmetic import Maximum, Minimum, where
 from .table import op
 
@@ -125,17 +125,27 @@ class Var(Op):
         data = a._data
         dims = normalize_dims(dim, data.ndim)
         _remember_spread(ctx, a, dims, correction, keepdim, "var")
+        ctx.whole = dim is None or data.ndim == 0
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own dof warning
             return data.var(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        dof = ctx.count - ctx.correction
-        scale = 2.0 / dof if dof > 0 else float("nan")
-        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * centered * scale
+        return _var_backward(ctx, grad)
+
+
+def _var_backward(ctx, grad: Tensor) -> Tensor:
+    """torch's var_backward, which std's backward also ends in: 2 (a - mean) / (N - correction).
+    With no degrees of freedom over the whole tensor, torch gives inf (nan where an element
+    equals the mean) through a constant: that gradient is not connected to ``a``."""
+    (a,) = ctx.saved_tensors
+    grad = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
+    dof = ctx.count - ctx.correction
+    if dof <= 0 and ctx.whole:
+        return grad * where(a == a.mean(), float("nan"), float("inf"))
+    scale = 2.0 / dof if dof != 0 else float("inf")
+    return grad * scale * (a - a.mean(dim=ctx.dims, keepdim=True))
 
 
 class Std(Op):
@@ -146,22 +156,17 @@ class Std(Op):
         data = a._data
         dims = normalize_dims(dim, data.ndim)
         _remember_spread(ctx, a, dims, correction, keepdim, "std")
+        ctx.whole = dim is None or data.ndim == 0
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return data.std(axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        denominator = expand_back(ctx.result, ctx.shape, ctx.dims, ctx.keepdim)
-        spread = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
-        dof = ctx.count - ctx.correction
-        if dof <= 0:
-            return spread * float("nan")
-        # torch: zero gradient where the spread is 0 (not 0/0, and no warning about it)
-        with np.errstate(all="ignore"):
-            return where(denominator == 0, 0.0, spread * centered / (denominator * dof))
+        # torch: d std = d var / (2 std), set to 0 where the spread is 0 before it meets
+        # (a - mean), so that double backward there is 0 too (not 0 * inf)
+        result = ctx.result
+        return _var_backward(ctx, where(result == 0, 0.0, grad / (result * 2)))
 
 
 class _Extreme(Op):
@@ -235,6 +240,90 @@ class MinDim(_ExtremeDim):
     node_name = "MinBackward0"
 
 
+class Logsumexp(Op):
+    """log(sum(exp(a))) along ``dim``, computed after subtracting the largest element (so that
+    exp does not overflow), as torch does; its gradient is softmax: exp(a - result)."""
+
+    saves_result = True
+
+    @staticmethod
+    @quiet
+    def forward(ctx, a, dim=None, keepdim=False):
+        data = floating(a)
+        dims = normalize_dims(dim, data.ndim)
+        ctx.save(self=a)
+        ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
+        peak = np.max(data, axis=dims, keepdims=True, initial=-np.inf)
+        peak = np.where(np.isinf(peak), 0, peak)  # all -inf (or an inf): no shift, as torch
+        out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
+        return out if keepdim else np.squeeze(out, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        result = expand_back(ctx.result, ctx.shape, ctx.dims, ctx.keepdim)
+        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * (a - result).exp()
+
+
+class LinalgVectorNorm(Op):
+    """The vector ``ord``-norm over ``dim`` (all elements when None): (sum |a|^ord)^(1/ord),
+    with ord 0 (count of nonzeros), inf (max |a|) and -inf (min |a|) as limits."""
+
+    saves_result = True
+
+    @staticmethod
+    @quiet
+    def forward(ctx, a, ord=2.0, dim=None, keepdim=False):  # noqa: A002 - torch's name
+        data = a._data
+        if data.dtype.kind != "f":
+            raise RuntimeError(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                f"{a.dtype.scalar_name}. Convert it first with .float()."
+            )
+        dims = normalize_dims(dim, data.ndim)
+        if abs(ord) == np.inf and data.size == 0:
+            raise RuntimeError(
+                "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                "operation does not have an identity"
+            )
+        ctx.save(self=a)
+        ctx.ord, ctx.shape, ctx.dims, ctx.keepdim = ord, data.shape, dims, keepdim
+        size = np.abs(data)
+        if ord == np.inf or ord == -np.inf:
+            extreme = np.max if ord > 0 else np.min
+            return extreme(size, axis=dims, keepdims=keepdim)
+        if ord == 0:
+            return (size != 0).sum(axis=dims, keepdims=keepdim).astype(data.dtype)
+        if ord == 1:
+            return size.sum(axis=dims, keepdims=keepdim)
+        if ord == 2:
+            return np.sqrt((size * size).sum(axis=dims, keepdims=keepdim))
+        return (size**ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
+
+    @staticmethod
+    def backward(ctx, grad):
+        """torch's norm_backward, case by case (masked to 0 where the norm is 0)."""
+        (a,) = ctx.saved_tensors
+        p = ctx.ord
+        if p == 0:
+            return None  # piecewise constant: torch leaves the gradient undefined
+        grad = expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
+        norm = expand_back(ctx.result, ctx.shape, ctx.dims, ctx.keepdim)
+        if p == 1:
+            return a.sign() * grad
+        if p == 2:
+            return grad * where(norm == 0, 0.0, a / norm)
+        size = a.abs()
+        if p == np.inf or p == -np.inf:  # the gradient is shared by the elements that tie
+            hits = (size == norm) | (size != size)
+            count = hits.sum(dim=ctx.dims, keepdim=True) if ctx.dims else hits.sum()
+            return a.sign() * (grad / count * hits)
+        if p < 1:
+            return a.sign() * where(a == 0, 0.0, size ** (p - 1)) * grad * norm ** (1 - p)
+        scale = where(norm == 0, 0.0, grad / norm ** (p - 1))
+        return (a.sign() * size ** (p - 1) if p < 2 else a * size ** (p - 2)) * scale
+
+
 # ---- what the table calls: torch's signatures ----------------------------------------------
 
 
@@ -286,6 +375,35 @@ def sum_to_size(self, *size):
     return out.reshape(target) if out._data.shape != target else out
 
 
+def logsumexp(self, dim, keepdim=False):
+    return Logsumexp.apply(self, dim=dim, keepdim=keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False):  # noqa: A002 - torch's name
+    """``torch.linalg.vector_norm``: ``ord`` is a number (inf and -inf included)."""
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(
+            f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}"
+        )
+    return LinalgVectorNorm.apply(x, ord=float(ord), dim=dim, keepdim=keepdim)
+
+
+def norm(self, p="fro", dim=None, keepdim=False):
+    """``torch.norm``: 'fro' (the default) is the 2-norm of the elements over ``dim``."""
+    if p is None or p == "fro":
+        if isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+        p = 2
+    elif p == "nuc":
+        raise NotImplementedError(
+            "miniautograd has no nuclear norm (p='nuc': the sum of singular values); use a "
+            "number or 'fro'."
+        )
+    elif isinstance(p, str):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    return vector_norm(self, p, dim, keepdim)
+
+
 TABLE = [
     op("sum", total),
     op("mean", mean),
@@ -293,5 +411,7 @@ TABLE = [
     op("std", std),
     op("max", _extreme(largest=True)),
     op("min", _extreme(largest=False)),
+    op("logsumexp", logsumexp),
+    op("norm", norm),
     op("sum_to_size", sum_to_size, function=False),
 ]

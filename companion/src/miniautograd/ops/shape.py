@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._backend import device as Device
-from .._tensor import Tensor
+from .._tensor import SortResult, Tensor
 from ..autograd.function import Function, Op
 from ._util import result_dtype
 from .reduction import normalize_dims
@@ -250,6 +250,72 @@ class Index(_Index):
 
 
 
+class Gather(_Index):
+    """``gather(dim, index)``: the input at the full coordinates of each picked element (a
+    copy), so that backward adds each gradient back where its element came from."""
+
+
+class Sort(_Index):
+    """The values of ``sort``: the input at its sorting permutation, gathered the same way."""
+
+
+class SortStable(Sort):
+    node_name = "SortBackward1"  # torch's overload with the ``stable`` keyword
+
+
+def along(picks: Any, axis: int) -> tuple:
+    """The coordinates that take ``picks`` as the positions along ``axis`` and keep the
+    others: ``a[along(p, 1)][i, j] == a[i, p[i, j]]``, what gather and sort index with."""
+    grid = list(_backend.xp_of(picks).indices(picks.shape, sparse=True))
+    grid[axis] = picks
+    return tuple(grid)
+
+
+def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = self[i][index[i][j]]`` for ``dim=1``, with torch's checks of ``index``.
+    ``sparse_grad`` is accepted; the gradient is always a dense tensor."""
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        raise RuntimeError("gather(): Expected dtype int64 for index (make it with .long())")
+    data, picks = self._data, index._data
+    if picks.ndim != data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    (axis,) = normalize_dims(dim, data.ndim) or (0,)
+    for d, (wanted, size) in enumerate(zip(picks.shape, data.shape, strict=True)):
+        if d != axis and wanted > size:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(picks.shape)} to "
+                f"be no larger than self {list(data.shape)} apart from dimension {axis}"
+            )
+    size = data.shape[axis] if data.ndim else 1
+    outside = picks[(picks < 0) | (picks >= size)]
+    if outside.size:
+        raise RuntimeError(
+            f"index {int(outside[0])} is out of bounds for dimension {axis} with size {size}"
+        )
+    if not data.ndim:
+        return Gather.apply(self, key=())
+    return Gather.apply(self, key=along(picks.astype(np.int64, copy=False), axis))
+
+
+def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
+         stable: bool = False) -> SortResult:
+    """Sorted values and their indices; equal elements keep their order (torch's ``stable``,
+    which miniautograd always gives), nan counts as the largest."""
+    data = self._data
+    if not data.ndim:
+        values = (SortStable if stable else Sort).apply(self, key=())
+        return SortResult(values, Tensor._make(np.zeros((), np.int64)))
+    (axis,) = normalize_dims(dim, data.ndim)
+    if descending:  # sorted ascending from the end, then read backwards: ties stay in order
+        order = np.flip(np.argsort(np.flip(data, axis), axis=axis, kind="stable"), axis)
+        order = data.shape[axis] - 1 - order
+    else:
+        order = np.argsort(data, axis=axis, kind="stable")
+    order = order.astype(np.int64, copy=False)
+    values = (SortStable if stable else Sort).apply(self, key=along(order, axis))
+    return SortResult(values, Tensor._make(order))
+
+
 def unwrap_key(key: Any) -> Any:
     """Turn tensors inside an index into arrays (a bool tensor is a mask, as in torch)."""
     if isinstance(key, Tensor):
@@ -304,9 +370,24 @@ def index(a: Tensor, key: Any) -> Tensor:
                     f"index {entry} is out of bounds for dimension {dim} with size {size}"
                 )
             result = Select.apply(result, key=(slice(None),) * dim + (int(entry),))
-    if result is a:  # t[:] or t[...]: still a new view, as in torch
-        result = Slice.apply(a, key=(slice(None),))
+    if result is a:  # t[:], or t[...] and t[()] (an alias): still a new view, as in torch
+        whole = all(e is Ellipsis for e in (key if isinstance(key, tuple) else (key,)))
+        result = Alias.apply(a) if whole else Slice.apply(a, key=(slice(None),))
     return result
+
+
+class Alias(Op):
+    """``t[...]`` or ``t[()]``: a view of the whole tensor."""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a._data[...]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
 
 
 class IndexPutIntoZeros(Op):
@@ -495,6 +576,12 @@ class Clone(Op):
         return grad
 
 
+def contiguous(self: Tensor) -> Tensor:
+    """The tensor itself when its memory is already in row-major order, else a copy that is."""
+    data = self._data
+    return self if data.flags.c_contiguous or data.size <= 1 else Clone.apply(self)
+
+
 class ToCopy(Op):
     """A dtype or device conversion; the gradient converts back."""
 
@@ -665,6 +752,8 @@ TABLE = [
     op("transpose", transpose),
     op("t", T),
     op("index", index, method=False, function=False, operators=("__getitem__",)),
+    op("gather", gather),
+    op("sort", sort),
     op("unbind", unbind),
     op("split", split),
     op("chunk", chunk),
@@ -672,6 +761,7 @@ TABLE = [
     op("concat", cat, method=False),
     op("stack", stack, method=False),
     op("clone", Clone),
+    op("contiguous", contiguous, function=False),
     op("to", to, function=False),
     op("numel", Tensor.numel),
 ]
