@@ -138,3 +138,14 @@ def to_device(array: Any, dev: device | str):
 
 def to_numpy(array: Any) -> np.ndarray:
     return array if isinstance(array, np.ndarray) else array.get()
+
+
+def add_at(out: Any, key: Any, values: Any) -> None:
+    """``out[key] += values``, adding every value even where ``key`` repeats a position (the
+    backward of indexing and ``gather``); ``out[key] += values`` would keep only one of them."""
+    if isinstance(out, np.ndarray):
+        np.add.at(out, key, values)
+    else:
+        import cupyx  # only on a GPU, where CuPy is installed
+
+        cupyx.scatter_add(out, key, values)

@@ -401,7 +401,7 @@ class IndexPutIntoZeros(Op):
         data = grad._data
         out = np.zeros(shape, dtype=data.dtype) if isinstance(data, np.ndarray) else \
             _backend.xp_of(data).zeros(shape, dtype=data.dtype)
-        np.add.at(out, key, data) if isinstance(out, np.ndarray) else out.__setitem__(key, data)
+        _backend.add_at(out, key, data)
         return out
 
     @staticmethod
