@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the OS programs the book needs, when absent, with Debian's apt-get:
-#   graphviz  -> `dot`, which renders the autograd graphs in the notebooks
+#   graphviz  -> `dot`, which renders the autograd graphs in the notebooks, and the
+#                Liberation fonts its drawings use (fonts-liberation2)
 #   chromium  -> /usr/bin/chromium, the browser of tests/book/test_browser.py
 #   npm       -> npm (and Node.js), which installs MathJax from package-lock.json
 # Usage: scripts/install-os-deps.sh [graphviz] [chromium] [npm]   (default: all three)
@@ -12,7 +13,11 @@ wanted=("$@")
 missing=()
 for package in "${wanted[@]}"; do
   case "$package" in
-    graphviz) command -v dot >/dev/null 2>&1 || missing+=(graphviz) ;;
+    # The drawings' font (Helvetica, Arial) must resolve to Liberation Sans: dot sizes every
+    # node from the font's metrics, and the stored SVGs are compared byte for byte.
+    graphviz) command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+              fc-match Helvetica 2>/dev/null | grep -q "Liberation Sans" ||
+                missing+=(fonts-liberation2) ;;
     chromium) [ -x /usr/bin/chromium ] || missing+=(chromium) ;;
     npm) command -v npm >/dev/null 2>&1 || missing+=(npm) ;;
     *) echo "install-os-deps.sh: unknown package '$package' (expected graphviz, chromium or npm)" >&2

@@ -126,8 +126,6 @@ def _with_counting_hooks(t: Any, program: Any) -> tuple:
     return packed, calls, loss.item(), x.grad.tolist(), w.grad.tolist()
 
 
-
-
 def _cube_function(t: Any) -> Any:
     class Cube(t.autograd.Function):
         @staticmethod
@@ -165,6 +163,45 @@ def test_saved_tensors_hooks_pack_and_unpack_as_in_torch(name):
     plain_w = mini.tensor([1.5, 0.5, -0.7], dtype=mini.float64, requires_grad=True)
     program(mini, plain_x, plain_w).backward()
     assert not np.allclose(plain_x.grad.tolist(), got[3])  # the unpacked values were used
+
+
+def _sinh_saving_its_output(t: Any) -> Any:
+    class Sinh(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            result = (x.exp() - (-x).exp()) / 2
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (result,) = ctx.saved_tensors
+            return grad * (result * result + 1).sqrt()  # cosh, from the saved output
+
+    return Sinh
+
+
+# Second derivatives through tensors packed by a detaching pack hook: the unpacked tensor must
+# get the saved tensor's place in the graph back (a leaf, an op's result, a Function's output).
+SECOND_ORDER_PROGRAMS = {
+    "exp saves its result": lambda t, x: x.exp().sum(),
+    "x * x saves the leaf": lambda t, x: (x * x).sum(),
+    "sin of a non-leaf saves it": lambda t, x: (x * 3).sin().sum(),
+    "a Function saves its output": lambda t, x: _sinh_saving_its_output(t).apply(x).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER_PROGRAMS))
+def test_double_backward_through_detaching_pack_hooks_as_in_torch(name):
+    def second_derivative(t: Any) -> list:
+        x = t.tensor([0.5, -1.0, 2.0], dtype=t.float64, requires_grad=True)
+        with t.autograd.graph.saved_tensors_hooks(lambda s: s.detach().clone(), lambda p: p):
+            y = SECOND_ORDER_PROGRAMS[name](t, x)
+        (g,) = t.autograd.grad(y, x, create_graph=True)
+        (g.sum() + (x * x).sum()).backward()
+        return x.grad.tolist()
+
+    np.testing.assert_allclose(second_derivative(mini), second_derivative(torch), rtol=1e-12)
 
 
 def test_the_hooks_of_the_innermost_context_at_save_time_are_used():

@@ -49,7 +49,10 @@ from ._dtype import (
 )
 from ._legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._tensor import Size, Tensor, is_tensor
-from .autograd import functional as _functional  # makes autograd.functional an attribute
+
+# Makes autograd.functional an attribute. Imported here, after the ops: it calls ops, which
+# import autograd.function, so importing it from autograd/__init__ would be a cycle.
+from .autograd import functional as _functional
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -166,7 +166,8 @@ def execute(
     buffers: dict[Node, list] = {}
     ready = ReadyQueue()
     ready.push(root)
-    # Like torch, a backward formula's inf * 0 is a nan (or masked by a where), not a warning.
+    # Like torch, a backward formula's inf * 0 is a nan (or masked by a where), not a warning;
+    # numpy's warnings inside a custom Function's backward or a hook are silenced too.
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             node = ready.pop()

@@ -63,29 +63,35 @@ class SavedTensor:
     An output saved by its own node is kept without its ``grad_fn`` (and rebuilt on unpack,
     with its output number: output k's gradient must reach the node as output k's under
     ``create_graph``), so that node and output do not keep each other alive in a reference
-    cycle.
+    cycle. Inside ``saved_tensors_hooks`` only what ``pack`` returned is kept, with the
+    tensor's place in the graph, so that the unpacked tensor gets it back (as in torch: a
+    ``pack`` that detaches or copies must not cut the graph of a double backward).
     """
 
-    __slots__ = ("data", "output_nr", "packed", "requires_grad", "tensor", "unpack_hook", "vc",
-                 "version")
+    __slots__ = ("data", "edge", "output_nr", "packed", "requires_grad", "source_id", "tensor",
+                 "unpack_hook", "vc", "version")
 
     def __init__(self, tensor: Tensor, hooked: bool = True) -> None:
+        self.source_id = id(tensor)  # to recognise an output among the saved (_connect_outputs)
         if hooked and SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
             pack, self.unpack_hook = SAVED_TENSORS_HOOKS[-1]
             self.packed = pack(tensor)
             self.tensor = self.data = None
+            self.requires_grad, self.output_nr = tensor._requires_grad, tensor._output_nr
+            self.edge = edge_to(tensor)
             self.vc, self.version = _UNCHECKED, 0
             return
         self.tensor = tensor
         self.vc = tensor._vc
         self.version = tensor._vc[0]
 
-    def _as_output(self) -> None:
-        tensor = self.tensor
-        if tensor is None:  # packed by a hook: it holds no tensor of its own
+    def _as_output(self, tensor: Tensor) -> None:
+        """``tensor``, saved here, is an output of the node that saved it."""
+        self.requires_grad, self.output_nr = tensor._requires_grad, tensor._output_nr
+        if self.tensor is None:  # packed by a hook: unpacking links it to the node
+            self.edge = None
             return
-        self.data, self.requires_grad = tensor._data, tensor._requires_grad
-        self.output_nr = tensor._output_nr
+        self.data = tensor._data
         self.tensor = None
 
     def unpack(self, node: Node) -> Tensor:
@@ -103,19 +109,29 @@ class SavedTensor:
         if self.tensor is not None:
             return self.tensor
         if self.data is None:
-            return self._unpacked()
+            return self._unpacked(node)
         grad_fn = node if self.requires_grad else None  # a non-differentiable output has none
         return Tensor._make(self.data, self.requires_grad, grad_fn, self.output_nr, self.vc)
 
-    def _unpacked(self) -> Tensor:
-        """What the unpack hook makes of the packed value, each time backward asks."""
+    def _unpacked(self, node: Node) -> Tensor:
+        """What the unpack hook makes of the packed value, each time backward asks, put back
+        where the saved tensor was in the graph."""
         tensor = self.unpack_hook(self.packed)
         if not isinstance(tensor, Tensor):
             raise TypeError(
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(tensor).__name__}"
             )
-        return tensor
+        if not self.requires_grad:
+            return tensor
+        if self.edge is None:  # an output of ``node`` itself
+            return Tensor._make(tensor._data, True, node, self.output_nr)
+        parent, output_nr = self.edge
+        if isinstance(parent, AccumulateGrad):  # a leaf: gradients reach its own .grad
+            leaf = Tensor._make(tensor._data, True)
+            leaf._acc_ref = weakref.ref(parent)
+            return leaf
+        return Tensor._make(tensor._data, True, parent, output_nr)
 
 
 _UNCHECKED = [0]  # the version counter of a packed tensor: never bumped, never a mismatch
@@ -377,10 +393,10 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple(meta)
     if ctx._packed:
-        output_ids = {id(t) for t in connected if isinstance(t, Tensor)}
+        outputs_by_id = {id(t): t for t in connected if isinstance(t, Tensor)}
         for saved in ctx._packed:
-            if saved is not None and id(saved.tensor) in output_ids:
-                saved._as_output()
+            if saved is not None and saved.source_id in outputs_by_id:
+                saved._as_output(outputs_by_id[saved.source_id])
     return tuple(connected) if isinstance(result, tuple) else connected[0]
 
 
@@ -527,7 +543,7 @@ def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
         ctx._output_meta = shared(meta) or _share(meta)
         if saves_result:
             saved = ctx._result = SavedTensor(out)
-            saved._as_output()
+            saved._as_output(out)
         return _mark_view(out, inputs[0]) if is_view else out
 
     return apply

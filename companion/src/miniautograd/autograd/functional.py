@@ -359,17 +359,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def scalar_func(*args: Tensor) -> Tensor:
-        out = func(*args)
-        out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(outs, "outputs", strict)
-        if out_tuple:
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.numel() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hessian should contain a single "
-                "element"
-            )
-        return out.squeeze()
+        return _scalar_output(func, args, "hessian", strict)[1][0].squeeze()
 
     def gradient(*args: Tensor) -> tuple:
         if outer_jacobian_strategy == "forward-mode":

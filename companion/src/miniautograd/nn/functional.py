@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from .. import _random
 from .._tensor import Tensor
@@ -61,10 +62,22 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: 
     return nn_ops.MseLoss.apply(input, target, reduction=reduction)
 
 
+def refuse_legacy_reduction(size_average: Any, reduce: Any) -> None:
+    """torch's losses still take ``size_average`` and ``reduce``, deprecated for ``reduction``."""
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError(
+            "size_average and reduce are deprecated in torch and not supported here: use "
+            "reduction='mean', 'sum' or 'none'"
+        )
+
+
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
-                                     weight: Tensor | None = None, reduction: str = "mean",
+                                     weight: Tensor | None = None, size_average: None = None,
+                                     reduce: None = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    """Binary cross-entropy of ``sigmoid(input)``, computed stably from the logits."""
+    """Binary cross-entropy of ``sigmoid(input)``, computed stably from the logits.
+    ``size_average`` and ``reduce`` hold torch's positions for its deprecated arguments."""
+    refuse_legacy_reduction(size_average, reduce)
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         if value is not None and value.requires_grad and is_grad_enabled():
             raise RuntimeError(

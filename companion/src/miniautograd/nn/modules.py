@@ -417,15 +417,12 @@ class BCEWithLogitsLoss(Module):
                  reduce: None = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:
-            raise NotImplementedError(
-                "size_average and reduce are deprecated in torch and not supported here: use "
-                "reduction='mean', 'sum' or 'none'"
-            )
+        F.refuse_legacy_reduction(size_average, reduce)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
         self.reduction = reduction
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)

@@ -361,7 +361,9 @@ class Sign(Op):
 
 
 class Round(Sign):
-    function = staticmethod(np.round)  # halves to even, as torch.round
+    @staticmethod
+    def forward(ctx, a, *, decimals=0):
+        return np.round(a._data, decimals)  # halves to even, as torch.round
 
 
 class Floor(Sign):

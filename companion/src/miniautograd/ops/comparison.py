@@ -70,6 +70,7 @@ def isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-0
         return Tensor._make(x == y)
     return Tensor._make(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
+
 def equal(self: Tensor, other: Tensor) -> bool:
     return bool(self._data.shape == other._data.shape and np.array_equal(self._data, other._data))
 

@@ -135,7 +135,9 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
     rows = b.mT if transpose else a
     other = (a.t() if a._data.ndim == 2 else a) if transpose else b
     shape = tuple(rows.shape[:-1])
-    folded = rows.reshape(-1, rows.shape[-1])
+    # The row count is given, not -1: with an inner size of 0 (``[3, 5, 0] @ [0, 2]``), -1
+    # would be ambiguous.
+    folded = rows.reshape(int(np.prod(shape, dtype=np.int64)), rows.shape[-1])
     if other._data.ndim == 1:
         return UnsafeView.apply(folded.mv(other), shape=shape)
     product = UnsafeView.apply(folded.mm(other), shape=(*shape, other.shape[1]))

@@ -281,7 +281,7 @@ class LinalgVectorNorm(Op):
                 f"{a.dtype.scalar_name}. Convert it first with .float()."
             )
         dims = normalize_dims(dim, data.ndim)
-        if abs(ord) == np.inf and data.size == 0:
+        if abs(ord) == np.inf and 0 in [data.shape[d] for d in dims]:
             raise RuntimeError(
                 "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
                 "operation does not have an identity"

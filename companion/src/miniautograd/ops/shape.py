@@ -249,7 +249,6 @@ class Index(_Index):
     """Advanced indexing (integer lists, tensors, boolean masks): a copy."""
 
 
-
 class Gather(_Index):
     """``gather(dim, index)``: the input at the full coordinates of each picked element (a
     copy), so that backward adds each gradient back where its element came from."""
@@ -298,12 +297,13 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) 
 
 
 def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
-         stable: bool = False) -> SortResult:
+         stable: bool | None = None) -> SortResult:
     """Sorted values and their indices; equal elements keep their order (torch's ``stable``,
-    which miniautograd always gives), nan counts as the largest."""
+    which miniautograd always gives), nan counts as the largest. Passing ``stable`` at all,
+    even False, selects torch's other overload, whose node is ``SortBackward1``."""
     data = self._data
     if not data.ndim:
-        values = (SortStable if stable else Sort).apply(self, key=())
+        values = (Sort if stable is None else SortStable).apply(self, key=())
         return SortResult(values, Tensor._make(np.zeros((), np.int64)))
     (axis,) = normalize_dims(dim, data.ndim)
     if descending:  # sorted ascending from the end, then read backwards: ties stay in order
@@ -312,7 +312,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
     else:
         order = np.argsort(data, axis=axis, kind="stable")
     order = order.astype(np.int64, copy=False)
-    values = (SortStable if stable else Sort).apply(self, key=along(order, axis))
+    values = (Sort if stable is None else SortStable).apply(self, key=along(order, axis))
     return SortResult(values, Tensor._make(order))
 
 
@@ -646,7 +646,7 @@ def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
     if (known != length if -1 not in sizes else known == 0 or length % known):
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-            f"{dim} ({length}) in the input tensor"
+            f"{position} ({length}) in the input tensor"
         )
     sizes = tuple(length // known if s == -1 else s for s in sizes)
     return View.apply(self, shape=(*dims[:position], *sizes, *dims[position + 1:]))
