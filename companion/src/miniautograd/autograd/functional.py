@@ -192,6 +192,22 @@ _V_NONE_INPUT = ("The vector v can only be None if the input to the user-provide
                  "a single Tensor with a single element.")
 
 
+def _last_pass(outputs: tuple, inputs: tuple, v: tuple, like: tuple, stage: str, strict: bool,
+               create_graph: bool) -> tuple:
+    """The product's final backward pass, recorded only under ``create_graph`` (or an outer
+    recording); a missing gradient is zeros shaped like ``like`` (or an error if strict)."""
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        result = _grad(outputs, inputs, v, create_graph=create_graph)
+        return _zeros_for_none(result, like, strict, create_graph, stage)
+
+
+def _value_and_product(outputs: tuple, outputs_tuple: bool, result: tuple, result_tuple: bool,
+                       create_graph: bool) -> tuple[Any, Any]:
+    """What vjp, jvp, vhp and hvp return: ``(func(inputs), product)``, nested as given."""
+    return (_unpack(_detached(outputs, create_graph), outputs_tuple),
+            _unpack(_detached(result, create_graph), result_tuple))
+
+
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product, one backward pass."""
@@ -202,11 +218,8 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
                                            "function", "vjp")
         _check_requires_grad(outputs, "outputs", strict)
         v = _prepare_v(v, outputs, outputs_tuple, "vjp", create_graph, _V_NONE_OUTPUT)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        result = _grad(outputs, inputs, v, create_graph=create_graph)
-        result = _zeros_for_none(result, inputs, strict, create_graph, "back")
-    return (_unpack(_detached(outputs, create_graph), outputs_tuple),
-            _unpack(_detached(result, create_graph), inputs_tuple))
+    result = _last_pass(outputs, inputs, v, inputs, "back", strict, create_graph)
+    return _value_and_product(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
@@ -224,11 +237,8 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         u = tuple(_zeros_like(out, requires_grad=True) for out in outputs)
         u_jacobian = _grad(outputs, inputs, u, create_graph=True)
         _check_requires_grad(u_jacobian, "grad_inputs", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        result = _grad(u_jacobian, u, v, create_graph=create_graph)
-        result = _zeros_for_none(result, outputs, strict, create_graph, "back_trick")
-    return (_unpack(_detached(outputs, create_graph), outputs_tuple),
-            _unpack(_detached(result, create_graph), outputs_tuple))
+    result = _last_pass(u_jacobian, u, v, outputs, "back_trick", strict, create_graph)
+    return _value_and_product(outputs, outputs_tuple, result, outputs_tuple, create_graph)
 
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -398,11 +408,8 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         outputs_tuple, outputs = _scalar_output(func, inputs, "vhp", strict)
         first = _grad(outputs, inputs, create_graph=True)
         _check_requires_grad(first, "jacobian", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        result = _grad(first, inputs, v, create_graph=create_graph)
-        result = _zeros_for_none(result, inputs, strict, create_graph, "double_back")
-    return (_unpack(_detached(outputs, create_graph), outputs_tuple),
-            _unpack(_detached(result, create_graph), inputs_tuple))
+    result = _last_pass(first, inputs, v, inputs, "double_back", strict, create_graph)
+    return _value_and_product(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
@@ -420,8 +427,5 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         u = tuple(_zeros_like(inp, requires_grad=True) for inp in inputs)
         u_hessian = _grad(first, inputs, u, create_graph=True)
         _check_requires_grad(first, "hessian", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
-        result = _grad(u_hessian, u, v, create_graph=create_graph)
-        result = _zeros_for_none(result, inputs, strict, create_graph, "double_back_trick")
-    return (_unpack(_detached(outputs, create_graph), outputs_tuple),
-            _unpack(_detached(result, create_graph), inputs_tuple))
+    result = _last_pass(u_hessian, u, v, inputs, "double_back_trick", strict, create_graph)
+    return _value_and_product(outputs, outputs_tuple, result, inputs_tuple, create_graph)
