@@ -72,10 +72,10 @@ class SavedTensor:
                  "unpack_hook", "vc", "version")
 
     def __init__(self, tensor: Tensor, hooked: bool = True) -> None:
-        self.source_id = id(tensor)  # to recognise an output among the saved (_connect_outputs)
         if hooked and SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
             pack, self.unpack_hook = SAVED_TENSORS_HOOKS[-1]
             self.packed = pack(tensor)
+            self.source_id = id(tensor)  # the tensor itself is not kept: see ``saves``
             self.tensor = self.data = None
             self.requires_grad, self.output_nr = tensor._requires_grad, tensor._output_nr
             self.edge = edge_to(tensor)
@@ -84,6 +84,13 @@ class SavedTensor:
         self.tensor = tensor
         self.vc = tensor._vc
         self.version = tensor._vc[0]
+
+    def saves(self, tensor: Tensor) -> bool:
+        """Whether ``tensor`` is the one saved here (asked by ``_connect_outputs`` while the
+        outputs are alive, so an id is theirs alone)."""
+        if self.tensor is not None:
+            return self.tensor is tensor
+        return self.data is None and self.source_id == id(tensor)
 
     def _as_output(self, tensor: Tensor) -> None:
         """``tensor``, saved here, is an output of the node that saved it."""
@@ -393,10 +400,11 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple(meta)
     if ctx._packed:
-        outputs_by_id = {id(t): t for t in connected if isinstance(t, Tensor)}
-        for saved in ctx._packed:
-            if saved is not None and saved.source_id in outputs_by_id:
-                saved._as_output(outputs_by_id[saved.source_id])
+        tensors = [t for t in connected if isinstance(t, Tensor)]
+        for saved in filter(None, ctx._packed):
+            output = next((t for t in tensors if saved.saves(t)), None)
+            if output is not None:
+                saved._as_output(output)
     return tuple(connected) if isinstance(result, tuple) else connected[0]
 
 
