@@ -285,6 +285,8 @@ OPS = [
     row("matmul_4d", [(2, 1, 3, 4), (3, 4, 2)], lambda t, a, b: a @ b),
     row("matmul_4d_both_expand", [(2, 2, 3, 4), (2, 1, 4, 5)], lambda t, a, b: a @ b),
     row("matmul_vector_batched", [(4,), (2, 4, 5)], lambda t, a, b: a @ b),
+    row("matmul_batch_of_one_right", [(2, 3, 4), (1, 4, 5)], lambda t, a, b: a @ b),
+    row("matmul_batch_of_one_left", [(1, 3, 4), (2, 4, 5)], lambda t, a, b: a @ b),
     row("matmul_matrix_batched_3d", [(3, 4), (2, 3, 4, 5)], lambda t, a, b: t.matmul(a, b)),
     row("bmm", [(2, 3, 4), (2, 4, 5)], lambda t, a, b: a.bmm(b)),
     row("bmm_fn", [(2, 3, 4), (2, 4, 5)], lambda t, a, b: t.bmm(a, b)),

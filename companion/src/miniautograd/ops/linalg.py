@@ -185,6 +185,9 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return SqueezeDims.apply(Mm.apply(a.unsqueeze(0), b), dim=(0,))
     if da <= 2 or db <= 2:
         return _folded(a, b)
+    if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        # A batch of one against a larger batch: torch squeezes the one away and folds.
+        return matmul(a.squeeze(0), b) if a.shape[0] == 1 else matmul(a, b.squeeze(0))
     return _batched(a, b)
 
 
