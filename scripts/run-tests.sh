@@ -20,6 +20,16 @@ nbval=(--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cf
 status=0
 mkdir -p _build
 
+# Disk: the two venvs built below take ~9 GB (.venv-3.12 6.5 GB, _build/colab-venv 2.3 GB) and
+# pip briefly holds their wheels too; measured peak ~11 GB beyond .venv. Say so before pip
+# fails halfway with "No space left on device".
+need_gb=0
+[ -e ".venv-$OTHER_PYTHON_VERSION/.requirements.stamp" ] || need_gb=$((need_gb + 8))
+[ -e _build/colab-venv/bin/python ] || need_gb=$((need_gb + 3))
+free_gb=$(df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }')
+echo "== disk: $free_gb GB free; the venvs still to build need about $need_gb GB"
+[ "$free_gb" -ge "$need_gb" ] || echo "WARNING: too little disk space; free at least $need_gb GB, or expect pip to fail with 'No space left on device'"
+
 echo "== Colab bootstrap test: started in the background (log: $COLAB_LOG)"
 "$PY" -m pytest -p no:cacheprovider "$COLAB_TEST" >"$COLAB_LOG" 2>&1 &
 colab=$!
