@@ -181,6 +181,23 @@ def _sinh_saving_its_output(t: Any) -> Any:
     return Sinh
 
 
+def _function_saving_a_temporary(t: Any) -> Any:
+    class Scale(t.autograd.Function):
+        """Saves a tensor freed once packed: its id is free for the output made next."""
+
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x * 2)
+            return x * 3
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (twice,) = ctx.saved_tensors
+            return grad * twice
+
+    return Scale
+
+
 # Second derivatives through tensors packed by a detaching pack hook: the unpacked tensor must
 # get the saved tensor's place in the graph back (a leaf, an op's result, a Function's output).
 SECOND_ORDER_PROGRAMS = {
@@ -188,6 +205,7 @@ SECOND_ORDER_PROGRAMS = {
     "x * x saves the leaf": lambda t, x: (x * x).sum(),
     "sin of a non-leaf saves it": lambda t, x: (x * 3).sin().sum(),
     "a Function saves its output": lambda t, x: _sinh_saving_its_output(t).apply(x).sum(),
+    "a Function saves a temporary": lambda t, x: _function_saving_a_temporary(t).apply(x).sum(),
 }
 
 

@@ -68,14 +68,14 @@ class SavedTensor:
     ``pack`` that detaches or copies must not cut the graph of a double backward).
     """
 
-    __slots__ = ("data", "edge", "output_nr", "packed", "requires_grad", "source_id", "tensor",
+    __slots__ = ("data", "edge", "output_nr", "packed", "requires_grad", "source", "tensor",
                  "unpack_hook", "vc", "version")
 
     def __init__(self, tensor: Tensor, hooked: bool = True) -> None:
         if hooked and SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
             pack, self.unpack_hook = SAVED_TENSORS_HOOKS[-1]
             self.packed = pack(tensor)
-            self.source_id = id(tensor)  # the tensor itself is not kept: see ``saves``
+            self.source = weakref.ref(tensor)  # not kept alive: only ``saves`` asks for it
             self.tensor = self.data = None
             self.requires_grad, self.output_nr = tensor._requires_grad, tensor._output_nr
             self.edge = edge_to(tensor)
@@ -86,11 +86,12 @@ class SavedTensor:
         self.version = tensor._vc[0]
 
     def saves(self, tensor: Tensor) -> bool:
-        """Whether ``tensor`` is the one saved here (asked by ``_connect_outputs`` while the
-        outputs are alive, so an id is theirs alone)."""
+        """Whether ``tensor`` is the one saved here (asked by ``_connect_outputs``). A packed
+        tensor is known by a weak reference, not its id: a temporary saved and freed in
+        ``forward`` may leave its id to an output."""
         if self.tensor is not None:
             return self.tensor is tensor
-        return self.data is None and self.source_id == id(tensor)
+        return self.data is None and self.source() is tensor
 
     def _as_output(self, tensor: Tensor) -> None:
         """``tensor``, saved here, is an output of the node that saved it."""
