@@ -8,6 +8,11 @@ cycle is found even where the current import order happens to survive it.
 from __future__ import annotations
 
 import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,3 +185,19 @@ def test_a_table_line_gives_method_function_and_in_place_variants():
     with pytest.raises(TypeError, match=r"exp\(\): argument 'input' \(position 1\) must be Tensor"):
         mini.exp(1.0)
     assert not hasattr(mini, "add_")  # torch has Tensor.add_ only
+
+
+def test_a_source_tree_reports_the_version_of_its_own_pyproject(tmp_path):
+    """scripts/cuda-check.sh imports the package from companion/src, not installed: the version
+    must be that tree's, not what the metadata of an installed copy says."""
+    companion = tmp_path / "companion"
+    shutil.copytree(PACKAGE, companion / "src" / ROOT, ignore=shutil.ignore_patterns("__pycache__"))
+    text = (PACKAGE.parents[1] / "pyproject.toml").read_text()
+    (companion / "pyproject.toml").write_text(
+        re.sub(r'(?m)^version = ".*"$', 'version = "9.8.7"', text, count=1))
+    code = "import miniautograd as m; print(m.__file__, m.__version__)"
+    found = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(companion / "src")}, cwd=tmp_path,
+        capture_output=True, text=True, check=True).stdout.split()
+    assert found == [str(companion / "src" / ROOT / "__init__.py"), "9.8.7"]

@@ -5,6 +5,9 @@ unchanged and gives the same numbers (random numbers included: the generator is 
 """
 
 from importlib.metadata import version as _installed_version
+from pathlib import Path as _Path
+
+import tomllib as _tomllib
 
 from . import accelerator, autograd, cuda, distributions, linalg, nn, ops, optim
 from ._backend import device, get_default_device, set_default_device
@@ -71,5 +74,17 @@ del _functional
 globals().update({"bool": bool_, "float": float32, "double": float64, "long": int64,
                   "int": int32})
 
-# The version in companion/pyproject.toml, as installed (one number, one place).
-__version__ = _installed_version(__name__)
+
+def _version() -> str:
+    """The version in companion/pyproject.toml (one number, one place): read there when this
+    is the source tree (imported from src/, installed or not), else from the installed metadata."""
+    pyproject = _Path(__file__).parents[2] / "pyproject.toml"
+    if pyproject.is_file():
+        with pyproject.open("rb") as file:
+            project = _tomllib.load(file).get("project", {})
+        if project.get("name") == __name__:
+            return project["version"]
+    return _installed_version(__name__)
+
+
+__version__ = _version()
