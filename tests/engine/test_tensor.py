@@ -25,6 +25,9 @@ CREATION = [
     case("tensor_of_0d_tensors", lambda t: t.tensor([t.tensor(1.0), t.tensor(2.0)])),
     case("Tensor_list", lambda t: t.Tensor([1, 2])),
     case("Tensor_sizes", lambda t: (t.Tensor(2, 3).shape, t.Tensor(2, 3).dtype)),
+    case("Tensor_Size", lambda t: t.Tensor(t.Size([2, 3])).shape),  # a shape, not data
+    case("Tensor_tuple", lambda t: t.Tensor((2, 3))),  # a plain tuple is data
+    case("Tensor_no_arguments", lambda t: t.Tensor()),
     case("as_tensor_list", lambda t: t.as_tensor([1, 2])),
     case("as_tensor_dtype", lambda t: t.as_tensor([1, 2], dtype=t.float32)),
     case("zeros_int", lambda t: t.zeros(2, 3, dtype=t.int64)),

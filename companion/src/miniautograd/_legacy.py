@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _creation, _dtype
-from ._tensor import Size, Tensor
+from ._tensor import Tensor, _legacy_shape
 
 
 class _LegacyTensorType(type):
@@ -30,8 +30,9 @@ class _LegacyTensorType(type):
         leaves memory uninitialised), ``T(sequence)`` (the data, converted), ``T(tensor)``
         (the same tensor, which must already have this type)."""
         name = f"{cls.__name__}()"
-        if not args:
-            return _creation.zeros(0, dtype=cls.dtype, device=device)
+        shape = _legacy_shape(args)
+        if shape is not None:
+            return _creation.zeros(shape, dtype=cls.dtype, device=device)
         if len(args) == 1 and isinstance(args[0], Tensor):
             if args[0].dtype is not cls.dtype:
                 raise TypeError(
@@ -39,9 +40,6 @@ class _LegacyTensorType(type):
                     f"convert with tensor.type({cls.__name__})"
                 )
             return args[0]
-        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
-                len(args) == 1 and isinstance(args[0], Size)):
-            return _creation.zeros(*args, dtype=cls.dtype, device=device)
         if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
             return _creation.tensor(args[0], dtype=cls.dtype, device=device)
         given = ", ".join(type(a).__name__ for a in args)

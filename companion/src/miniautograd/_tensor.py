@@ -77,6 +77,16 @@ def _shape_args(shape: tuple) -> tuple:
     return shape
 
 
+def _legacy_shape(args: tuple) -> tuple | None:
+    """The shape the legacy constructors (``Tensor(...)``, ``FloatTensor(...)``) are given:
+    none (``(0,)``), sizes ``(2, 3)`` or one ``Size``; None when they are given data."""
+    if len(args) == 1 and isinstance(args[0], Size):
+        return tuple(args[0])
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        return tuple(args) if args else (0,)
+    return None
+
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
@@ -99,11 +109,12 @@ class Tensor:
     def __init__(self, *args: Any) -> None:
         """The legacy constructor ``torch.Tensor(data)``: always float32 (the default dtype)."""
         dtype = _dtype.get_default_dtype().np_dtype
-        if len(args) == 1 and not isinstance(args[0], int):
+        shape = _legacy_shape(args)
+        if shape is not None:
+            self._init(np.zeros(shape, dtype=dtype))
+        else:
             data = args[0]._data.astype(dtype) if isinstance(args[0], Tensor) else args[0]
             self._init(np.array(data, dtype=dtype))
-        else:
-            self._init(np.zeros(_shape_args(args), dtype=dtype))
 
     def _init(self, data: Any, requires_grad: bool = False, grad_fn: Any = None,
               output_nr: int = 0, vc: list | None = None) -> None:
