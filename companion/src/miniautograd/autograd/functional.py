@@ -372,8 +372,6 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
         return _scalar_output(func, args, "hessian", strict)[1][0].squeeze()
 
     def gradient(*args: Tensor) -> tuple:
-        if outer_jacobian_strategy == "forward-mode":
-            args = tuple(a.requires_grad_(True) for a in args)
         first = jacobian(scalar_func, args, create_graph=True)
         _check_requires_grad(first, "jacobian", strict)
         return first

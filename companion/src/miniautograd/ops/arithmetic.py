@@ -181,8 +181,7 @@ class RPow(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        with np.errstate(divide="ignore"):
-            log_base = float(np.log(ctx.base))
+        log_base = float(np.log(ctx.base))  # -inf at base 0 (the engine silences numpy)
         if ctx.base == 0:  # torch: 0 where the base is 0 and the exponent >= 0 (and, as there,
             (exponent,) = ctx.saved_tensors  # grad outside the where: its derivative is nan)
             return grad * where(exponent >= 0, 0.0, ctx.result * log_base)
