@@ -122,6 +122,8 @@ OPS = [
     row("abs_builtin", [(3, 4)], lambda t, a: abs(a)),
     row("round", [(3, 4)], lambda t, a: a.round() * a),
     row("round_half_even", [np.array([0.5, 1.5, 2.5, -0.5])], lambda t, a: t.round(a)),
+    row("round_decimals", [(3, 4)], lambda t, a: a.round(decimals=1) * a + t.round(a, decimals=0)),
+    row("round_decimals_", [(3, 4)], lambda t, a: (a * 3).round_(decimals=1) * a),
     row("floor", [(3, 4)], lambda t, a: a.floor()),
     row("ceil", [(3, 4)], lambda t, a: t.ceil(a) + a),
     row("floor_int", [INTS], lambda t, a: a.floor()),

@@ -360,9 +360,20 @@ class Sign(Op):
 
 
 class Round(Sign):
+    function = staticmethod(np.round)  # halves to even, as torch.round
+
+
+class RoundDecimals(Sign):
+    node_name = "RoundBackward1"  # torch's overload with the ``decimals`` keyword
+
     @staticmethod
-    def forward(ctx, a, *, decimals=0):
-        return np.round(a._data, decimals)  # halves to even, as torch.round
+    def forward(ctx, a, *, decimals):
+        return np.round(a._data, decimals)
+
+
+def round_to(self: Tensor, *, decimals: int | None = None) -> Tensor:
+    """``round``: torch records its other overload whenever ``decimals`` is given, even 0."""
+    return Round.apply(self) if decimals is None else RoundDecimals.apply(self, decimals=decimals)
 
 
 class Floor(Sign):
@@ -557,7 +568,7 @@ TABLE = [
     op("relu", Relu, inplace=True),
     op("abs", Abs, inplace=True, operators=("__abs__",)),
     op("sign", Sign, inplace="method"),
-    op("round", Round, inplace=True),
+    op("round", round_to, inplace=True),
     op("floor", Floor, inplace=True),
     op("ceil", Ceil, inplace=True),
     op("clamp", clamp, inplace=True),
