@@ -206,7 +206,6 @@ CSS = """
 """
 
 # Plain ES5, no libraries: runs in Jupyter, in Colab's output iframe and on the static book page.
-# Plain ES5, no libraries: runs in Jupyter, in Colab's output iframe and on the static book page.
 # Keys are handled here, for the whole widget, and the slider's own arrow-key action is
 # cancelled: otherwise a key pressed on the slider moves it twice.
 JS = """

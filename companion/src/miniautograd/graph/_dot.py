@@ -240,9 +240,10 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
     links = [(e.dst, e.src) if forward and e.kind != "saved" else (e.src, e.dst) for e in drawn]
     flow = [i for i, e in enumerate(drawn) if e.kind != "saved"]  # saved boxes sit by their node
     stubs = {flow[i] for i in _long_edges(list(kept), [links[i] for i in flow])}
+    named = deco.edge_ids or deco.layout is not None  # a stored layout finds edges by id
     for i, (e, (src, dst)) in enumerate(zip(drawn, links, strict=True)):
         name = edge_id(e.src, e.dst, e.slot, prefix)
-        attrs = {"id": name} if deco.edge_ids or deco.layout is not None else {}
+        attrs = {"id": name} if named else {}
         if e.kind == "saved":
             attrs.update(style="dashed", arrowhead="none")
         key = (e.src, e.dst, e.slot)
@@ -271,7 +272,7 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
         )
         for inner in dict.fromkeys(cut):
             name = f"{prefix}e_{inner}_more"
-            ids = {"id": name} if deco.edge_ids or deco.layout is not None else {}
+            ids = {"id": name} if named else {}
             place_edge = deco.layout.edges.get(name, {}) if deco.layout is not None else {}
             g.edge(prefix + inner, more, style="dashed", **ids, **place_edge)
 

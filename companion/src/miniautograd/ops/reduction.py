@@ -98,10 +98,12 @@ class MeanDim(_Mean):
     node_name = "MeanBackward1"
 
 
-def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bool,
-                     name: str) -> None:
-    """What var/std backward needs: the input, the reduced dims and the divisor N - correction."""
+def _remember_spread(ctx, a: Tensor, dim: Any, correction: float, keepdim: bool,
+                     name: str) -> tuple:
+    """What var/std backward needs: the input, the reduced dims (returned) and the divisor
+    N - correction."""
     shape = a._data.shape
+    dims = normalize_dims(dim, len(shape))
     if a._data.dtype.kind != "f":
         raise RuntimeError(
             "std and var only support floating point and complex dtypes; convert with .float()"
@@ -116,16 +118,15 @@ def _remember_spread(ctx, a: Tensor, dims: tuple, correction: float, keepdim: bo
         )
     ctx.save(self=a)
     ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = shape, dims, keepdim, correction
-    ctx.count = count
+    ctx.count, ctx.whole = count, dim is None or not shape
+    return dims
 
 
 class Var(Op):
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
-        dims = normalize_dims(dim, data.ndim)
-        _remember_spread(ctx, a, dims, correction, keepdim, "var")
-        ctx.whole = dim is None or data.ndim == 0
+        dims = _remember_spread(ctx, a, dim, correction, keepdim, "var")
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own dof warning
             return data.var(axis=dims, ddof=correction, keepdims=keepdim)
@@ -154,9 +155,7 @@ class Std(Op):
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
         data = a._data
-        dims = normalize_dims(dim, data.ndim)
-        _remember_spread(ctx, a, dims, correction, keepdim, "std")
-        ctx.whole = dim is None or data.ndim == 0
+        dims = _remember_spread(ctx, a, dim, correction, keepdim, "std")
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return data.std(axis=dims, ddof=correction, keepdims=keepdim)
