@@ -24,7 +24,8 @@ mkdir -p _build
 # pip briefly holds their wheels too; measured peak ~11 GB beyond .venv. Say so before pip
 # fails halfway with "No space left on device".
 need_gb=0
-[ -e ".venv-$OTHER_PYTHON_VERSION/.requirements.stamp" ] || need_gb=$((need_gb + 8))
+[ -e ".venv-$OTHER_PYTHON_VERSION/.requirements.stamp" ] ||
+  ! scripts/find-python.sh "$OTHER_PYTHON_VERSION" >/dev/null || need_gb=$((need_gb + 8))
 [ -e _build/colab-venv/bin/python ] || need_gb=$((need_gb + 3))
 free_gb=$(df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }')
 echo "== disk: $free_gb GB free; the venvs still to build need about $need_gb GB"
