@@ -18,6 +18,7 @@ Playwright only drives Debian's /usr/bin/chromium; it never downloads a browser.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import threading
@@ -342,6 +343,17 @@ def visible(page: Page, selector: str) -> list:
     return [e for e in page.query_selector_all(selector) if e.is_visible()]
 
 
+def on_screen_once_settled(page: Page, selector: str, at_least: int) -> list[str]:
+    """The links of ``selector`` on screen, once ``at_least`` of them are (0: once none is); a
+    sidebar slides in or out after a click. Waits at most PAGE_TIMEOUT_MS, then reads anyway,
+    so the caller's assertion says what was found."""
+    settled = (f"([sel, least]) => {{ const n = ({ON_SCREEN})(sel).length;"
+               " return least ? n >= least : n === 0; }")
+    with contextlib.suppress(PlaywrightError):  # a timeout: the assertion reports what is there
+        page.wait_for_function(settled, arg=[selector, at_least], timeout=PAGE_TIMEOUT_MS)
+    return page.evaluate(ON_SCREEN, selector)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [PHONE, TABLET, DESKTOP])
 def test_the_menu_and_the_contents_open_at_every_width(
@@ -356,26 +368,23 @@ def test_the_menu_and_the_contents_open_at_every_width(
     if width >= 992:  # the menu is a sidebar, on screen; the button folds and unfolds it
         assert len(page.evaluate(ON_SCREEN, chapters)) >= 6
         menu.click()
-        page.wait_for_timeout(400)
-        assert page.evaluate(ON_SCREEN, chapters) == []
+        assert on_screen_once_settled(page, chapters, 0) == []
         menu.click()
-        page.wait_for_timeout(400)
     else:
         assert page.evaluate(ON_SCREEN, chapters) == []  # hidden until asked for
         menu.click()
-        page.wait_for_timeout(400)
-    shown = page.evaluate(ON_SCREEN, chapters)
+    shown = on_screen_once_settled(page, chapters, 6)
     assert len(shown) >= 6 and any("detach()" in s for s in shown), shown
     page.screenshot(path=str(SCREENSHOTS / f"menu-{width}.png"))
     page.keyboard.press("Escape")
-    page.wait_for_timeout(300)
+    if width < 992:  # Escape closes the menu's dialog
+        assert on_screen_once_settled(page, chapters, 0) == []
     toggles = visible(page, ".secondary-toggle")
     if width >= 1200:  # the contents are a sidebar, always on screen
         assert toggles == []
     else:
         toggles[0].click()
-        page.wait_for_timeout(400)
-    shown = page.evaluate(ON_SCREEN, sections)
+    shown = on_screen_once_settled(page, sections, 4)
     assert len(shown) >= 4 and any("What detach() returns" in s for s in shown), shown
     page.screenshot(path=str(SCREENSHOTS / f"contents-{width}.png"))
     ctx.close()
@@ -395,8 +404,15 @@ def test_search_ranks_the_chapter_a_word_is_about_first_with_snippets_from_its_t
     ctx = context(browser, DESKTOP, "light")
     page = ctx.new_page()
     page.goto(f"{server}/search.html?q=detach", wait_until="networkidle")
-    page.wait_for_selector("#search-results ul.search li", timeout=PAGE_TIMEOUT_MS)
-    page.wait_for_timeout(1500)  # snippets arrive page by page
+    # Sphinx lists the results, then fetches each page for its snippet: wait for the search
+    # to finish and for every result's snippet (a result that is an object has a span instead).
+    page.wait_for_function(
+        """() => /Search finished/.test(document.querySelector('#search-results .search-summary')
+                                          ?.textContent || '')
+          && [...document.querySelectorAll('#search-results ul.search > li')]
+               .every(li => li.querySelector('p.context, span'))""",
+        timeout=PAGE_TIMEOUT_MS,
+    )
     results = page.evaluate(
         """() => [...document.querySelectorAll('#search-results ul.search > li')].map(li => ({
           href: li.querySelector('a').getAttribute('href'),
