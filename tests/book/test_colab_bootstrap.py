@@ -23,6 +23,7 @@ import venv
 from pathlib import Path
 
 import bootstrap_cell
+import chapter_page
 import check_publishing
 import execute_notebooks
 import nbformat
@@ -37,8 +38,8 @@ REQUIREMENTS = ROOT / "tests" / "colab-requirements.txt"
 RECORD = VENV / "colab-requirements.txt"
 INSTALLED_BY_BOOTSTRAP = ("miniautograd", *bootstrap_cell.COLAB_EXTRAS)
 RUNNER = ROOT / "scripts" / "execute_notebooks.py"
-# What each chapter's first visible code cell prints (the versions the page was executed with).
-VERSIONS_LINE = re.compile(r"^PyTorch (\S+), miniautograd (\S+)$", re.MULTILINE)
+# What each chapter's first visible code cell prints (the versions the page was executed with;
+# chapter_page.versions reads it back, as the page shows it).
 VERSIONS_CODE = 'print(f"PyTorch {torch.__version__}, miniautograd {mini.__version__}")'
 
 
@@ -105,18 +106,10 @@ def version_problems(
 ) -> list[str]:
     """The first visible code cell must print the versions the chapter was executed with, and
     they must be the companion the bootstrap cell installs and the torch requirements.txt pins."""
-    visible = [
-        cell for cell in notebook.cells
-        if cell.cell_type == "code" and bootstrap_cell.TAG not in cell.metadata.get("tags", [])
-    ]
-    if not visible:
-        return ["no visible code cell"]
-    printed = "".join(out.get("text", "") for out in visible[0].outputs
-                      if out.output_type == "stream")
-    found = VERSIONS_LINE.search(printed)
+    found = chapter_page.versions(notebook)
     if found is None:
         return [f"the first visible code cell does not print the versions ({VERSIONS_CODE})"]
-    torch, mini = found.groups()
+    torch, mini = found
     problems = []
     if mini != companion:
         problems.append(f"executed with miniautograd {mini}, but the bootstrap cell installs "
