@@ -213,8 +213,11 @@ def released(version: str) -> tuple[bool, list[str]]:
     wheels = [f for f in files if f["packagetype"] == "bdist_wheel"]
     if not wheels:
         return True, [f"PyPI has miniautograd {version} but no wheel of it"]
-    with urllib.request.urlopen(wheels[0]["url"], timeout=120) as answer:
-        data = answer.read()
+    try:
+        with urllib.request.urlopen(wheels[0]["url"], timeout=120) as answer:
+            data = answer.read()
+    except OSError as error:
+        return True, [f"could not download {wheels[0]['filename']} from PyPI: {error}"]
     if hashlib.sha256(data).hexdigest() != wheels[0]["digests"]["sha256"]:
         return True, [f"{wheels[0]['filename']}: the download does not match PyPI's sha256"]
     with tempfile.TemporaryDirectory() as folder:

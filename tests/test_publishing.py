@@ -205,6 +205,21 @@ def test_the_release_check_fails_without_an_answer(monkeypatch: pytest.MonkeyPat
     assert "could not ask PyPI" in problem
 
 
+def test_the_release_check_reports_a_failed_wheel_download(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pypi = FakePyPI(make_wheel(tmp_path / "w.whl", package(SOURCE)).read_bytes())
+
+    def json_only(url: str, timeout: float) -> io.BytesIO:
+        if url.endswith("/json"):
+            return pypi.urlopen(url, timeout)
+        raise urllib.error.URLError("Connection reset by peer")
+
+    monkeypatch.setattr(urllib.request, "urlopen", json_only)
+    found, [problem] = check_publishing.released(VERSION)
+    assert found and "could not download miniautograd-1.2.3-py3-none-any.whl" in problem
+
+
 def workflow(name: str) -> dict[str, Any]:
     loaded = yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
     loaded["on"] = loaded.pop(True, loaded.get("on"))  # YAML 1.1 reads the key `on` as True
