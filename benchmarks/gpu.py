@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
                      for name, module in ENGINES.items()}
             warmups = {name: functools.partial(train, module, warmup, device)
                        for name, module in ENGINES.items()}
-            results = measure(cases, args.repeats, warmups=warmups)
+            # On a GPU anything may fail (CuPy, memory): a failed engine gets a row, and the
+            # table is still printed.
+            results = measure(cases, args.repeats, warmups=warmups, failures=(Exception,))
             reference = results["torch"].value
             for name, result in results.items():
                 agrees = (result.value is not None and reference is not None and
@@ -77,9 +79,10 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(f"| {title} | {device} | {name} | **{result.error}** | 0 | - | "
                                 "- | DIFFERS |")
                     continue
-                ratio = result.best_wall / results["torch"].best_wall
+                torch_wall = results["torch"].best_wall
+                ratio = "-" if torch_wall is None else f"{result.best_wall / torch_wall:.2f}"
                 rows.append(f"| {title} | {device} | {name} | {result.best_wall:.3f} | "
-                            f"{len(result.wall_s)} | {ratio:.2f} | {result.value:.6g} | "
+                            f"{len(result.wall_s)} | {ratio} | {result.value:.6g} | "
                             f"{'ok' if agrees else 'DIFFERS'} |")
     print("| workload | device | engine | wall s (best) | runs | x torch | final loss | "
           "agrees with torch |")

@@ -43,15 +43,25 @@ def time_once(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     return cpu1 - cpu0, wall1 - wall0, value
 
 
+def _describe(error: BaseException) -> str:
+    """What a failed case's row says: the exception's class, and the first line of its message
+    (not for RecursionError, whose message says nothing more)."""
+    message = str(error).splitlines()[0][:80] if str(error) else ""
+    return type(error).__name__ + (f": {message}" if message and
+                                   not isinstance(error, RecursionError) else "")
+
+
 def measure(
     cases: dict[str, Callable[[], Any]],
     repeats: int,
     warmups: dict[str, Callable[[], Any]] | None = None,
     budget_s: float = 15.0,
+    failures: tuple[type[BaseException], ...] = (RecursionError,),
 ) -> dict[str, Measurement]:
     """Time every case ``repeats`` times, round-robin, after one untimed warm-up call each.
 
-    A case that raises ``RecursionError`` is recorded as failed and not run again. A slow case
+    A case that raises one of ``failures`` (by default ``RecursionError``, micrograd's limit) is
+    recorded as failed and not run again; anything else propagates. A slow case
     stops repeating once its timed runs add up to ``budget_s`` (it always gets one), so that a
     peer that takes a minute per run does not make the whole suite take ten.
     """
@@ -59,8 +69,8 @@ def measure(
     for name, warmup in (warmups or {}).items():
         try:
             warmup()
-        except RecursionError:
-            results[name].error = "RecursionError"
+        except failures as error:
+            results[name].error = _describe(error)
     for _ in range(repeats):
         for name, case in cases.items():
             result = results[name]
@@ -68,8 +78,8 @@ def measure(
                 continue
             try:
                 cpu, wall, value = time_once(case)
-            except RecursionError:
-                result.error = "RecursionError"
+            except failures as error:
+                result.error = _describe(error)
                 continue
             result.cpu_s.append(cpu)
             result.wall_s.append(wall)

@@ -101,3 +101,22 @@ def test_first_failing_depth_bisects_to_the_exact_depth() -> None:
 
     assert first_failing_depth(engine, 1000) == 37
     assert first_failing_depth(engine, 20) is None
+
+
+def test_measure_records_the_failures_it_is_told_of_and_raises_the_rest() -> None:
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.timing import measure
+    finally:
+        sys.path.remove(str(ROOT))
+
+    def out_of_memory() -> float:
+        raise MemoryError("out of memory allocating 8 GB\nmore detail")
+
+    cases = {"ok": lambda: 1.0, "oom": out_of_memory}
+    results = measure(cases, repeats=2, failures=(Exception,))
+    assert results["ok"].value == 1.0 and len(results["ok"].wall_s) == 2
+    assert results["oom"].error == "MemoryError: out of memory allocating 8 GB"
+    assert results["oom"].best_wall is None
+    with pytest.raises(MemoryError):
+        measure(cases, repeats=1)  # by default only RecursionError is a recorded failure
