@@ -55,7 +55,7 @@ THEME_SET = "() => ['light', 'dark'].includes(document.documentElement.dataset.t
 THEME_TIMEOUT_MS = 10_000
 
 # Runs in the page once it went idle: the cold load first, then what a reader would see.
-INSPECT = """async ({desktop}) => {
+INSPECT = """async ({desktop, minContrast, smallestText}) => {
   const entries = [...performance.getEntriesByType('navigation'),
                    ...performance.getEntriesByType('resource')];
   const coldBytes = entries.reduce((sum, e) => sum + e.decodedBodySize, 0);
@@ -91,7 +91,7 @@ INSPECT = """async ({desktop}) => {
       const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
       if (!own || !e.getClientRects().length || e.closest('svg')) continue;
       const ratio = contrast(getComputedStyle(e).color, background(e));
-      if (ratio < 4.5) lowContrast.push(`${e.className || e.tagName} ${ratio.toFixed(2)}:1`);
+      if (ratio < minContrast) lowContrast.push(`${e.className || e.tagName} ${ratio.toFixed(2)}:1`);
     }
   }
   const overflowing = [];
@@ -124,7 +124,7 @@ INSPECT = """async ({desktop}) => {
       if (!box.width || !view || !view.width || svg.closest('mjx-container')) continue;
       const sizes = [...svg.querySelectorAll('text[font-size]')].map(
         t => parseFloat(t.getAttribute('font-size')) * box.width / view.width);
-      if (sizes.length && Math.min(...sizes) < 10) {
+      if (sizes.length && Math.min(...sizes) < smallestText) {
         smallText.push(`inline SVG: ${Math.min(...sizes).toFixed(1)} px`);
       }
     }
@@ -246,7 +246,8 @@ def open_page(
         page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
         with suppress(PlaywrightError):  # on a busy machine the theme's script may come late
             page.wait_for_function(THEME_SET, timeout=THEME_TIMEOUT_MS)
-        seen = page.evaluate(INSPECT, {"desktop": width >= DESKTOP})
+        seen = page.evaluate(INSPECT, {"desktop": width >= DESKTOP, "minContrast": CONTRAST,
+                                       "smallestText": SMALLEST_TEXT})
         found += reader_problems(seen, mode, width, page, site)
         stem = name.removesuffix(".html").replace("/", "_")
         shot = SCREENSHOTS / f"{stem}-{width}-{mode}.png"

@@ -1,6 +1,6 @@
 """Chapter 1 says that, in a program of its own, `import miniautograd as torch` runs the
-chapter's PyTorch cells unchanged, apart from four it runs on PyTorch only (the Jacobian and
-forward-mode cells). This runs every code cell of the chapter with that one import changed."""
+chapter's PyTorch cells unchanged, apart from the two forward-mode cells (torch.func), which it
+runs on PyTorch only. This runs every code cell of the chapter with that one import changed."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from site_tools import ROOT
 
 CHAPTER = ROOT / "book" / "chapters" / "01_what_autograd_does.ipynb"
 IMPORT, DROP_IN = "import torch\n", "import miniautograd as torch\n"
-# The four cells the sentence excepts: torch.autograd.functional.jacobian (48) and the cell
-# that prints its J again (52), torch.func.jvp (59, 61). They may run or fail.
+# The two cells the sentence excepts, torch.func.jvp (59, 61): they may run or fail.
 PYTORCH_ONLY = {"ch1-cell-59", "ch1-cell-61"}
 
 
