@@ -91,7 +91,9 @@ INSPECT = """async ({desktop, minContrast, smallestText}) => {
       const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
       if (!own || !e.getClientRects().length || e.closest('svg')) continue;
       const ratio = contrast(getComputedStyle(e).color, background(e));
-      if (ratio < minContrast) lowContrast.push(`${e.className || e.tagName} ${ratio.toFixed(2)}:1`);
+      if (ratio < minContrast) {
+        lowContrast.push(`${e.className || e.tagName} ${ratio.toFixed(2)}:1`);
+      }
     }
   }
   const overflowing = [];
