@@ -131,6 +131,17 @@ INSPECT = """async ({desktop, minContrast, smallestText}) => {
       }
     }
   }
+  // A search field's icon must sit before its text, not on it.
+  const coveredSearch = [...document.querySelectorAll('form.bd-search')]
+    .filter(f => f.offsetParent).flatMap(f => {
+      const icon = f.querySelector('i, svg'), input = f.querySelector('input');
+      if (!icon || !input) return [];
+      const textStart = input.getBoundingClientRect().left
+        + parseFloat(getComputedStyle(input).paddingLeft);
+      const iconEnd = icon.getBoundingClientRect().right;
+      return iconEnd > textStart + 0.5
+        ? [`icon ends at ${iconEnd.toFixed(0)} px, text starts at ${textStart.toFixed(0)} px`] : [];
+    });
   const header = document.querySelector('#pst-header');
   return {
     coldBytes,
@@ -142,7 +153,7 @@ INSPECT = """async ({desktop, minContrast, smallestText}) => {
                               drawn: i.complete && i.naturalWidth > 0})),
     pageScrolls: document.documentElement.scrollWidth > innerWidth + 1,
     headerHeight: header ? header.getBoundingClientRect().height : 0,
-    overflowing, unwrapped, smallText, lowContrast,
+    overflowing, unwrapped, smallText, lowContrast, coveredSearch,
   };
 }"""
 
@@ -272,6 +283,7 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
     found += [f"output does not wrap: {t!r}" for t in seen["unwrapped"]]
     found += [f"drawing text {t}" for t in seen["smallText"]]
     found += [f"contrast under {CONTRAST}:1: {t}" for t in seen["lowContrast"]]
+    found += [f"the search icon covers the field's text: {t}" for t in seen["coveredSearch"]]
     if seen["pageScrolls"]:
         found.append("the page scrolls sideways")
     if seen["headerHeight"] > 0:
@@ -311,6 +323,9 @@ def test_the_page_check_reports_what_a_reader_would_see_broken(
         <pre style="overflow-x: auto">{long}</pre></div></div></div>
         <div class="cell tag_wide-table"><div class="cell_output"><div class="output">
         <pre style="overflow-x: auto">{long}</pre></div></div></div>
+        <form class="bd-search" style="position: relative"><i style="position: absolute;
+        left: 4px; display: inline-block; width: 16px; height: 16px"></i><input
+        style="padding-left: 6px" placeholder="Search"></form>
         <script src="https://cdn.example/lib.js"></script><script>notDefined()</script>
         </article></body></html>"""
     )
@@ -328,6 +343,7 @@ def test_the_page_check_reports_what_a_reader_would_see_broken(
         "output does not wrap: ",
         "output runs off the column or scrolls sideways: 'wide table without its note",
         "an empty top bar",
+        "the search icon covers the field's text: ",
     ]
     assert [any(f.startswith(e) for f in found) for e in expected] == [True] * len(expected), found
 
