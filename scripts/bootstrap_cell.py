@@ -1,10 +1,12 @@
 """Write the Colab bootstrap cell at the top of each chapter notebook.
 
-Every chapter starts with the same hidden cell (tag ``remove-cell``): outside Colab it does
-nothing; in a Colab runtime that lacks the companion release the chapter was executed with, it
-pip-installs that release from PyPI (``miniautograd==<version of companion/pyproject.toml>``: a
-published version's files never change) with the pinned packages Colab lacks. So the version
-lives in one place (companion/pyproject.toml) and the other pins in requirements.txt. Usage::
+Every chapter starts with the same short cell (tag ``remove-cell``: hidden on the site, shown in
+the reader's edition): outside Colab it does nothing; in Colab it pip-installs the companion
+release the chapter was executed with (``miniautograd==<version of companion/pyproject.toml>``:
+a published version's files never change) and the pinned packages that this chapter imports and
+Colab lacks. So the version lives in one place (companion/pyproject.toml) and the other pins in
+requirements.txt. Nothing in it is for tests: the Colab-like test makes the kernel look like
+Colab's from outside (tests/book/test_colab_bootstrap.py). Usage::
 
     python scripts/bootstrap_cell.py book/chapters/*.ipynb          # insert or update
     python scripts/bootstrap_cell.py --check book/chapters/*.ipynb  # exit 1 if out of date
@@ -22,34 +24,15 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 TAG = "remove-cell"
-# What the chapters import that Google Colab does not ship (or ships at another version).
+# What the chapters may import that Google Colab does not ship (or ships at another version).
 COLAB_EXTRAS = ("micrograd", "mygrad", "autograd", "gymnasium")
-# Makes the cell act as in Colab (tests/book/test_colab_bootstrap.py sets it).
-FORCE_VARIABLE = "AUTOGRAD_BOOK_FORCE_COLAB"
 
 TEMPLATE = """\
-# Set-up for Google Colab (hidden in the book). Elsewhere this cell does nothing.
-import importlib.metadata
-import os
+# In Colab: install miniautograd {version} (the release that made the outputs below){also}.
 import sys
 
-# The miniautograd release that produced this page's outputs.
-companion = "{version}"
-in_colab = "google.colab" in sys.modules or os.environ.get("{force}")
-if in_colab:
-    try:
-        installed = importlib.metadata.version("miniautograd")
-    except importlib.metadata.PackageNotFoundError:
-        installed = None
-    if installed != companion:
-        import subprocess
-
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", f"miniautograd=={{companion}}"]
-        pip += [
-{extras}
-        ]
-        subprocess.run(pip, check=True)
-        importlib.invalidate_caches()"""
+if "google.colab" in sys.modules:
+    %pip install --quiet {requirements}"""
 
 
 def companion_version(pyproject: Path = ROOT / "companion" / "pyproject.toml") -> str:
@@ -64,14 +47,26 @@ def pins(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
     return {name.lower(): f"{name}=={version}" for name, version in found}
 
 
-def bootstrap_source() -> str:
-    """The source of the bootstrap cell, as every chapter must carry it."""
+def imported_extras(notebook: nbformat.NotebookNode) -> list[str]:
+    """The packages of COLAB_EXTRAS that the notebook's code cells import, in that order."""
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    return [
+        name for name in COLAB_EXTRAS
+        if re.search(rf"^\s*(?:import|from)\s+{name}\b", code, re.MULTILINE)
+    ]
+
+
+def bootstrap_source(notebook: nbformat.NotebookNode | None = None) -> str:
+    """The source of the bootstrap cell, as `notebook` must carry it (None: no extras)."""
     pinned = pins()
-    missing = [name for name in COLAB_EXTRAS if name not in pinned]
+    extras = imported_extras(notebook) if notebook is not None else []
+    missing = [name for name in extras if name not in pinned]
     if missing:
         raise SystemExit(f"requirements.txt has no `==` pin for {missing}")
-    extras = "\n".join(f'            "{pinned[name]}",' for name in COLAB_EXTRAS)
-    return TEMPLATE.format(version=companion_version(), force=FORCE_VARIABLE, extras=extras)
+    also = f", with {' and '.join(extras)}" if extras else ""
+    requirements = " ".join([f"miniautograd=={companion_version()}",
+                             *(pinned[name] for name in extras)])
+    return TEMPLATE.format(version=companion_version(), also=also, requirements=requirements)
 
 
 def is_bootstrap(cell: nbformat.NotebookNode) -> bool:
@@ -80,7 +75,7 @@ def is_bootstrap(cell: nbformat.NotebookNode) -> bool:
 
 def update(notebook: nbformat.NotebookNode) -> bool:
     """Insert or refresh the bootstrap cell as the first cell; True if the notebook changed."""
-    source = bootstrap_source()
+    source = bootstrap_source(notebook)
     cells = notebook.cells
     if cells and is_bootstrap(cells[0]):
         if cells[0].source == source:
@@ -100,10 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--check", action="store_true", help="only report stale notebooks")
-    parser.add_argument("--print", action="store_true", help="print the cell's source")
     args = parser.parse_args(argv)
-    if args.print:
-        print(bootstrap_source())
     stale = []
     for path in args.notebooks:
         notebook = nbformat.read(path, as_version=4)

@@ -10,6 +10,7 @@ Cells tagged ``raises-exception`` may raise; any other error fails the run. Usag
 from __future__ import annotations
 
 import argparse
+import configparser
 import os
 import re
 import sys
@@ -22,10 +23,15 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 CELL_TIMEOUT_S = 600
-# The pattern and replacement of tests/nbval_sanitize.cfg, so nbval compares equal.
-ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
+ROOT = Path(__file__).resolve().parents[1]
+# nbval's sanitizer for memory addresses (tests/nbval_sanitize.cfg), so that a stored address
+# reads as nbval writes it.
+SANITIZE = configparser.ConfigParser()
+SANITIZE.read(ROOT / "tests" / "nbval_sanitize.cfg")
+ADDRESS = SANITIZE["memory addresses"]
 # Recorded in the notebook, whichever Python ran it, so that a re-run changes no metadata.
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -44,23 +50,14 @@ def hide_addresses(notebook: nbformat.NotebookNode) -> None:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "text/plain" in data and len(data) > 1:
-                data["text/plain"] = ADDRESS.sub("0xADDRESS", data["text/plain"])
+                data["text/plain"] = re.sub(ADDRESS["regex"], ADDRESS["replace"],
+                                            data["text/plain"])
 
 
 def merge_streams(notebook: nbformat.NotebookNode) -> None:
     """Join consecutive prints to the same stream into one output: how the kernel splits them
     depends on timing, and a split would churn diffs (nbval joins them too before comparing)."""
-    for cell in notebook.cells:
-        merged: list[nbformat.NotebookNode] = []
-        for output in cell.get("outputs", []):
-            previous = merged[-1] if merged else None
-            if (output.output_type == "stream" and previous is not None
-                    and previous.output_type == "stream" and previous.name == output.name):
-                previous.text += output.text
-            else:
-                merged.append(output)
-        if "outputs" in cell:
-            cell.outputs = merged
+    CoalesceStreamsPreprocessor().preprocess(notebook, {})
 
 
 def execute(path: Path, *, write: bool) -> None:

@@ -1,10 +1,12 @@
 """What a chapter page adds around its notebook's content.
 
-- Under the chapter's title: labelled "Open in Colab" and "Download notebook" links, and the
-  versions of PyTorch and miniautograd that produced the stored outputs. The versions are
-  read from the executed notebook: the first visible code cell of every chapter prints
+- Under the chapter's title: labelled "Open in Colab", "Download notebook" and "All chapters
+  (zip)" links, all to the reader's edition (reader_edition.py), and the versions of PyTorch
+  and miniautograd that produced the stored outputs. The versions are read from the executed
+  notebook: the first visible code cell of every chapter prints
   ``PyTorch <torch.__version__>, miniautograd <miniautograd.__version__>``; nobody types
-  them. The Colab link is built from ``repository`` in _config.yml, as the bootstrap cell is.
+  them. The Colab link opens the reader's edition on the repository's ``notebooks`` branch
+  (``repository`` in _config.yml; the Pages workflow publishes that branch with the site).
 - Output images: alt text from the cell's metadata ``alt`` (a string, or one string per
   image output), else from a figure's caption; loaded lazily (the first screen of a chapter
   costs what it shows); a drawing whose smallest text would be under 10 px at the
@@ -22,6 +24,7 @@ from pathlib import Path
 from posixpath import relpath
 from typing import Any
 
+import reader_edition
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -29,7 +32,7 @@ from sphinx.util import logging
 CHAPTERS = "book/chapters/"
 COLAB = "https://colab.research.google.com/github"
 VERSIONS = re.compile(r"^PyTorch (\S+), miniautograd (\S+)$", re.MULTILINE)
-HIDDEN_TAGS = {"remove-cell", "remove-input"}
+HIDDEN_TAGS = {"remove-cell", "remove-input", reader_edition.CHECK_TAG}
 # CSS pixels: the article column at 1366 px (sphinx-book-theme with both sidebars: 757 px,
 # rounded down), and a phone's column (390 px screen).
 COLUMN = 750
@@ -58,25 +61,26 @@ def versions(notebook: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def colab_url(options: dict[str, Any], notebook: str) -> str:
-    """The notebook on GitHub, opened in Colab (as sphinx-book-theme's launch button built it)."""
+    """The reader's edition `notebook` on the repository's branch of them, opened in Colab."""
     repository = options["repository_url"].removeprefix("https://github.com/").strip("/")
-    branch = options.get("repository_branch") or "main"
-    folder = options.get("path_to_docs", "").strip("/")
-    path = f"{folder}/{notebook}" if folder else notebook
-    return f"{COLAB}/{repository}/blob/{branch}/{path}"
+    return f"{COLAB}/{repository}/blob/{reader_edition.BRANCH}/{notebook}"
 
 
 def run_links(app: Sphinx, docname: str) -> str:
     """The HTML under a chapter's title: where to run it, and what produced its outputs."""
     source = Path(app.env.doc2path(docname))
-    notebook = f"{docname}{source.suffix}"
+    edition = reader_edition.edition_path(docname)
     page = app.builder.get_target_uri(docname)
-    download = relpath(f"_sources/{notebook}", start=Path(page).parent.as_posix() or ".")
-    colab = colab_url(app.config.html_theme_options, notebook)
+    here = Path(page).parent.as_posix() or "."
+    download = relpath(edition, start=here)
+    archive = relpath(f"{reader_edition.FOLDER}/{reader_edition.ZIP_NAME}", start=here)
+    colab = colab_url(app.config.html_theme_options, Path(edition).name)
     parts = [
         f'<a class="chapter-run-link" href="{html.escape(colab)}">Open in Colab</a>',
         f'<a class="chapter-run-link" href="{html.escape(download)}" '
         f'download="{html.escape(source.name)}">Download notebook</a>',
+        f'<a class="chapter-run-link" href="{html.escape(archive)}" '
+        f'download="{reader_edition.ZIP_NAME}">All chapters (zip)</a>',
     ]
     found = versions(json.loads(source.read_text(encoding="utf-8")))
     if found:

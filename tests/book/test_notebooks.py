@@ -74,7 +74,7 @@ def bootstrap_problems(notebook: nbformat.NotebookNode) -> list[str]:
         return [f"the first cell is not a code cell tagged {bootstrap_cell.TAG}"]
     first = notebook.cells[0]
     problems = []
-    if first.source != bootstrap_cell.bootstrap_source():
+    if first.source != bootstrap_cell.bootstrap_source(notebook):
         problems.append("the bootstrap cell is out of date: run `make execute`")
     if first.outputs:
         problems.append("the bootstrap cell has outputs (it must print nothing outside Colab)")
@@ -154,6 +154,12 @@ def test_the_execution_check_finds(cells: list[nbformat.NotebookNode], problem: 
 def test_the_bootstrap_check() -> None:
     current = cell(bootstrap_cell.bootstrap_source(), 1, tags=[bootstrap_cell.TAG])
     assert bootstrap_problems(new_notebook(cells=[current])) == []
+    # A chapter that imports gymnasium must install it: the cell without it is stale.
+    uses_gym = new_notebook(cells=[current, cell("import gymnasium as gym", 2)])
+    assert "out of date" in bootstrap_problems(uses_gym)[0]
+    bootstrap_cell.update(uses_gym)
+    assert bootstrap_problems(uses_gym) == []
+    assert bootstrap_cell.pins()["gymnasium"] in uses_gym.cells[0].source
     stale = cell("# old", 1, tags=[bootstrap_cell.TAG])
     assert "out of date" in bootstrap_problems(new_notebook(cells=[stale]))[0]
     assert "not a code cell" in bootstrap_problems(new_notebook(cells=[cell("x = 1", 1)]))[0]

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import chapter_page
+import nbformat
 import pytest
+import reader_edition
 import yaml
 from bs4 import BeautifulSoup
 from site_tools import CHAPTERS, ROOT
@@ -91,7 +94,7 @@ def test_no_page_or_downloadable_notebook_shows_a_machine_path(
     texts = {str(p.relative_to(site)): soup(p).get_text() for p in pages}
     texts |= {
         str(p.relative_to(site)): p.read_text(encoding="utf-8")
-        for p in sorted((site / "_sources").rglob("*"))
+        for p in sorted([*(site / "_sources").rglob("*"), *(site / "notebooks").glob("*.ipynb")])
         if p.is_file()
     }
     shown = {name: MACHINE_PATH.findall(text) for name, text in texts.items()}
@@ -126,28 +129,55 @@ def test_every_output_image_says_what_it_shows(site: Path) -> None:
 
 
 def test_each_chapter_has_run_links_and_the_versions_that_made_its_outputs(site: Path) -> None:
+    """Colab, the download and the zip all serve the reader's edition of the chapter."""
     repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    owner_repo = repository["url"].removeprefix("https://github.com/")
     for notebook, page in zip(CHAPTERS, chapter_pages(site), strict=True):
         doc = soup(page)
         run = doc.select_one("article h1 ~ p.chapter-run")
         assert run is not None, page.name
         links = {a.get_text(): a for a in run.select("a")}
-        assert set(links) == {"Open in Colab", "Download notebook"}, page.name
-        owner_repo = repository["url"].removeprefix("https://github.com/")
+        assert set(links) == {"Open in Colab", "Download notebook", "All chapters (zip)"}
         assert links["Open in Colab"]["href"] == (
             f"https://colab.research.google.com/github/{owner_repo}/blob/"
-            f"{repository['branch']}/book/chapters/{notebook.name}"
+            f"{reader_edition.BRANCH}/{notebook.name}"
         )
         download = links["Download notebook"]
-        assert download["href"] == f"../../_sources/book/chapters/{notebook.name}"
+        assert download["href"] == f"../../notebooks/{notebook.name}"
         assert download["download"] == notebook.name
-        assert (page.parent / download["href"]).read_bytes() == notebook.read_bytes()
+        served = page.parent / download["href"]
+        assert served.read_bytes() != notebook.read_bytes(), "the source, not the reader's edition"
+        edition = nbformat.read(served, as_version=4)
+        assert [c.id for c in edition.cells] == [
+            c.id for c in nbformat.read(notebook, as_version=4).cells
+            if not reader_edition.is_check(c)
+        ]
+        archive = page.parent / links["All chapters (zip)"]["href"]
+        with zipfile.ZipFile(archive) as zipped:
+            assert zipped.read(notebook.name) == served.read_bytes()
+            assert sorted(zipped.namelist()) == [c.name for c in CHAPTERS]
         printed = chapter_page.versions(json.loads(notebook.read_text(encoding="utf-8")))
         assert printed is not None, f"{notebook.name}: its first code cell prints no versions"
         torch_version, mini_version = printed
         assert run.select_one(".chapter-versions").get_text() == (
             f"Outputs produced with PyTorch {torch_version} and miniautograd {mini_version}."
         )
+
+
+def test_no_verification_cell_reaches_a_page(site: Path) -> None:
+    """The site hides cells tagged book-check, as it hides remove-cell ones."""
+    shown = {}
+    for notebook, page in zip(CHAPTERS, chapter_pages(site), strict=True):
+        doc = soup(page)
+        checks = [c for c in nbformat.read(notebook, as_version=4).cells
+                  if reader_edition.is_check(c)]
+        text = doc.select_one("article").get_text()
+        shown[notebook.name] = [c.id for c in checks
+                                if c.source.splitlines()[-1].strip() in text]
+        assert not doc.select(f".tag_{reader_edition.CHECK_TAG}"), notebook.name
+    assert sum(1 for c in CHAPTERS for cell in nbformat.read(c, as_version=4).cells
+               if reader_edition.is_check(cell)) >= 10
+    assert {name: ids for name, ids in shown.items() if ids} == {}
 
 
 def test_versions_come_from_the_first_visible_code_cell() -> None:

@@ -1,0 +1,304 @@
+"""The reader's edition of each chapter: the notebook a learner opens in Jupyter or Colab.
+
+A chapter's source notebook serves the site and the tests; the reader's edition is built from
+it at the end of every site build, into ``_build/html/notebooks/`` (one ``.ipynb`` a chapter,
+and all of them in one zip), which the chapter pages' "Download" and "Open in Colab" links
+serve. What changes on the way:
+
+- MyST, which only the site understands, becomes Markdown that Jupyter and Colab render:
+  label lines go; ``{ref}``, ``{term}`` and ``{doc}`` become links to the published page and
+  anchor (resolved by Sphinx itself, after it has read every page); admonitions become block
+  quotes, and dropdowns (the hints) ``<details>`` folds. Math stays ``$...$``.
+- Verification cells (tag ``book-check``: assertions of the book's claims, settings that only
+  the stored outputs need) are left out; the site hides them too, and nbval runs them on the
+  source.
+- Solution cells (tag ``hide-input``, folded on the site) are folded in JupyterLab
+  (``jupyter.source_hidden``) and in Colab (``cellView: form`` with a ``# @title``), and their
+  outputs are cleared: Colab's form view folds the code but not the output, so a stored output
+  there would show the answer; running the cell shows it.
+- Stored outputs stay, so that the learner sees what to expect, but a ``text/plain`` beside an
+  image goes (its memory address was scrubbed for nbval; the image is what a front end shows).
+- Cell metadata keeps only what means something in a front end (``raises-exception``).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from posixpath import dirname, join, normpath
+from typing import Any
+
+import nbformat
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+CHECK_TAG = "book-check"
+SOLUTION_TAG = "hide-input"
+KEPT_TAGS = ("raises-exception",)
+SOLUTION_TITLE = "# @title Solution"
+FOLDER = "notebooks"
+# The branch of the repository that holds the published reader's editions, for Colab
+# (.github/workflows/pages.yml pushes it with the site).
+BRANCH = "notebooks"
+ZIP_NAME = "autograd-run-and-rebuilt-notebooks.zip"
+CHAPTERS = "book/chapters/"
+IMAGES = ("image/svg+xml", "image/png", "image/jpeg")
+
+logger = logging.getLogger(__name__)
+
+
+# ---- MyST to Jupyter Markdown -----------------------------------------------------------------
+
+LABEL = re.compile(r"^\([\w.:-]+\)=[ \t]*$")
+ROLE = re.compile(r"\{([a-z][\w:-]*)\}`([^`]+)`")
+CODE_OR_ROLE = re.compile(
+    r"^(?P<fenced>```|~~~).*?^(?P=fenced)[ \t]*$"  # a fenced code block
+    r"|(?P<role>\{[a-z][\w:-]*\}`[^`]+`)"  # a role, before the code span its backticks make
+    r"|(?<!`)`[^`\n]+`(?!`)",  # a code span
+    re.MULTILINE | re.DOTALL,
+)
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\s*\{(?P<name>[\w-]+)\}[ \t]*(?P<title>.*)$")
+OPTION = re.compile(r"^:([\w-]+):[ \t]*(.*)$")
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+# Admonitions without a title of their own show their name, as Sphinx does.
+ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attention", "danger",
+               "error", "seealso"}
+# What of MyST a front end would show raw: labels, roles, directive fences and their options.
+MYST_LEFT = (
+    ("a label line", re.compile(r"^\([\w.:-]+\)=[ \t]*$", re.MULTILINE)),
+    ("a role", re.compile(r"\{[a-z][\w:-]*\}`")),
+    ("a directive fence", re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{", re.MULTILINE)),
+    ("a colon fence", re.compile(r"^[ \t]*:{3,}", re.MULTILINE)),
+    ("a directive option", re.compile(r"^[ \t]*:(class|name|open|label):", re.MULTILINE)),
+    ("a MyST comment", re.compile(r"^%[^%\n]", re.MULTILINE)),
+    ("a block break", re.compile(r"^\+\+\+", re.MULTILINE)),
+)
+
+
+class UnknownMySTError(ValueError):
+    """MyST that this converter does not know how to show in Jupyter."""
+
+
+def myst_left(markdown: str) -> list[str]:
+    """The kinds of MyST syntax left in `markdown` (outside code spans and fenced code)."""
+    def code_removed(match: re.Match[str]) -> str:
+        directive = match["fenced"] and "{" in match[0].split("\n")[0]
+        return match[0] if match["role"] or directive else ""
+
+    prose = CODE_OR_ROLE.sub(code_removed, markdown)
+    return [name for name, pattern in MYST_LEFT if pattern.search(prose)]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A page of the published site (its path below the site's root) and an anchor on it."""
+
+    page: str
+    anchor: str = ""
+    title: str = ""
+
+
+Resolve = Callable[[str, str, str], Target]  # (role, target, current docname) -> Target
+
+
+def convert_markdown(markdown: str, docname: str, resolve: Resolve, site_url: str) -> str:
+    """MyST markdown of the page `docname` as Markdown that Jupyter and Colab render."""
+    return _roles(_blocks(markdown.split("\n")), docname, resolve, site_url)
+
+
+def _blocks(lines: list[str]) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opening = FENCE.match(line)
+        if LABEL.match(line):
+            i += 1
+            if i < len(lines) and not lines[i].strip() and (not out or not out[-1].strip()):
+                i += 1  # the label's own blank line
+            continue
+        if not opening:
+            out.append(line)
+            i += 1
+            continue
+        fence, name = opening["fence"], opening["name"]
+        end = _closing_line(lines, i, fence)
+        if end is None:
+            raise UnknownMySTError(f"directive {{{name}}} opened by {fence!r} is never closed")
+        body = lines[i + 1:end]
+        options = {}
+        while body and OPTION.match(body[0]):
+            key, value = OPTION.match(body[0]).groups()
+            options[key] = value
+            body = body[1:]
+        out.extend(_directive(name, opening["title"].strip(), options, _blocks(body)))
+        i = end + 1
+    return "\n".join(out)
+
+
+def _closing_line(lines: list[str], opening: int, fence: str) -> int | None:
+    """The line that closes the fence opened at `opening`, past any fence nested inside."""
+    char, width = re.escape(fence[0]), len(fence)
+    closing = re.compile(rf"^{char}{{{width},}}[ \t]*$")
+    nested = re.compile(rf"^{char}{{{width},}}\S")
+    depth = 0
+    for j in range(opening + 1, len(lines)):
+        if closing.match(lines[j]):
+            if depth == 0:
+                return j
+            depth -= 1
+        elif nested.match(lines[j]):
+            depth += 1
+    return None
+
+
+def _directive(name: str, title: str, options: dict[str, str], body: str) -> list[str]:
+    if name not in ADMONITIONS | {"admonition"}:
+        raise UnknownMySTError(f"no Jupyter form for the directive {{{name}}}")
+    title = title or name.capitalize()
+    body = body.strip("\n")
+    if "dropdown" in options.get("class", "").split():
+        return [f"<details><summary>{title}</summary>", "", body, "", "</details>"]
+    quoted = [f"> {line}" if line.strip() else ">" for line in body.split("\n")]
+    return [f"> **{title}**", ">", *quoted]
+
+
+def _roles(text: str, docname: str, resolve: Resolve, site_url: str) -> str:
+    def link(match: re.Match[str]) -> str:
+        role, content = ROLE.fullmatch(match["role"]).groups()
+        explicit = EXPLICIT.match(content)
+        text, target = (explicit["text"], explicit["target"]) if explicit else (None, content)
+        found = resolve(role, " ".join(target.split()), docname)
+        url = site_url + found.page + (f"#{found.anchor}" if found.anchor else "")
+        return f"[{text or found.title or target}]({url})"
+
+    # Code (spans and fenced blocks) is left alone: a role inside it is an example.
+    return CODE_OR_ROLE.sub(lambda m: link(m) if m["role"] else m[0], text)
+
+
+# ---- cells ------------------------------------------------------------------------------------
+
+
+def is_check(cell: dict[str, Any]) -> bool:
+    return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resolve,
+                   site_url: str) -> nbformat.NotebookNode:
+    """The reader's edition of the chapter notebook `notebook` (the page `docname`)."""
+    edition = copy.deepcopy(notebook)
+    cells = []
+    for cell in edition.cells:
+        if is_check(cell):
+            continue
+        tags = cell.metadata.get("tags", [])
+        metadata: dict[str, Any] = {}
+        kept = [t for t in tags if t in KEPT_TAGS]
+        if kept:
+            metadata["tags"] = kept
+        if cell.cell_type == "markdown":
+            cell.source = convert_markdown(cell.source, docname, resolve, site_url)
+        elif cell.cell_type == "code" and SOLUTION_TAG in tags:
+            metadata |= {"jupyter": {"source_hidden": True}, "cellView": "form"}
+            if not cell.source.startswith(SOLUTION_TITLE):
+                cell.source = f"{SOLUTION_TITLE}\n{cell.source}"
+            cell.outputs = []
+            cell.execution_count = None
+        elif cell.cell_type == "code":
+            for output in cell.outputs:
+                data = output.get("data", {})
+                if "text/plain" in data and any(kind in data for kind in IMAGES):
+                    del data["text/plain"]
+        cell.metadata = nbformat.from_dict(metadata)
+        cells.append(cell)
+    edition.cells = cells
+    nbformat.validate(edition)
+    return edition
+
+
+# ---- the site's part --------------------------------------------------------------------------
+
+
+def site_url(repository_url: str) -> str:
+    """Where GitHub Pages publishes the site of a repository: https://OWNER.github.io/NAME/."""
+    owner, name = repository_url.removeprefix("https://github.com/").strip("/").split("/")[:2]
+    return f"https://{owner}.github.io/{name}/"
+
+
+def sphinx_resolver(app: Sphinx) -> Resolve:
+    """Resolve references as Sphinx resolved them for the site (labels, glossary, pages)."""
+    env = app.env
+    std = env.get_domain("std")
+    terms = {name.lower(): (doc, anchor) for name, _, kind, doc, anchor, _ in std.get_objects()
+             if kind == "term"}
+
+    def page(docname: str) -> str:
+        return app.builder.get_target_uri(docname)
+
+    def resolve(role: str, target: str, docname: str) -> Target:
+        if role == "ref" and target.lower() in std.labels:
+            doc, anchor, title = std.labels[target.lower()]
+            return Target(page(doc), anchor, title)
+        if role == "ref" and target.lower() in std.anonlabels:  # a label on no section
+            doc, anchor = std.anonlabels[target.lower()]
+            return Target(page(doc), anchor)
+        if role == "term" and target.lower() in terms:
+            doc, anchor = terms[target.lower()]
+            return Target(page(doc), anchor)
+        if role == "doc":
+            doc = normpath(join(dirname(docname), target)) if not target.startswith("/") \
+                else target.lstrip("/")
+            if doc in env.titles:
+                return Target(page(doc), "", env.titles[doc].astext())
+        raise UnknownMySTError(f"{docname}: cannot resolve {{{role}}}`{target}`")
+
+    return resolve
+
+
+def chapter_docnames(app: Sphinx) -> list[str]:
+    return sorted(d for d in app.env.found_docs if d.startswith(CHAPTERS))
+
+
+def edition_path(docname: str) -> str:
+    """Where the reader's edition of a chapter lies below the site's root."""
+    return f"{FOLDER}/{docname.rsplit('/', 1)[-1]}.ipynb"
+
+
+def write_editions(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    resolve = sphinx_resolver(app)
+    url = site_url(app.config.html_theme_options["repository_url"])
+    folder = Path(app.outdir) / FOLDER
+    folder.mkdir(exist_ok=True)
+    written = []
+    for docname in chapter_docnames(app):
+        source = Path(app.env.doc2path(docname))
+        edition = reader_edition(nbformat.read(source, as_version=4), docname, resolve, url)
+        path = Path(app.outdir) / edition_path(docname)
+        nbformat.write(edition, path)
+        written.append(path)
+    # Fixed timestamps: the same sources give the same zip, byte for byte.
+    with zipfile.ZipFile(folder / ZIP_NAME, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in written:
+            info = zipfile.ZipInfo(path.name, date_time=(2026, 1, 1, 0, 0, 0))
+            archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
+
+
+def _drop_checks(app: Sphinx, doctree: nodes.document) -> None:
+    """The site does not show verification cells (myst-nb knows only its own tags)."""
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") == "cell_code" and is_check(
+                {"metadata": cell.get("cell_metadata", {})}):
+            cell.parent.remove(cell)
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("doctree-read", _drop_checks)
+    app.connect("build-finished", write_editions)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

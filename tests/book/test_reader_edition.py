@@ -1,0 +1,286 @@
+"""The reader's edition of each chapter (book/_ext/reader_edition.py), as a learner opens it in
+Jupyter or Colab: no MyST left, no verification cell, hints and solutions folded in both front
+ends' terms, a short first cell that installs what the chapter needs, links that reach the
+published page and anchor; and the source chapters keep their checks out of sight.
+
+The detector of leftover MyST is tried on a page made to fail; nbconvert's HTML (what JupyterLab
+shows, close enough for a fold) shows every hint closed. JupyterLab itself is in
+test_reader_lab.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import bootstrap_cell
+import nbformat
+import pytest
+import reader_edition
+import yaml
+from bs4 import BeautifulSoup
+from nbconvert import HTMLExporter
+from reader_edition import Target, convert_markdown, myst_left
+from site_tools import CHAPTERS, ROOT
+from test_links import anchors
+
+SITE_URL = "https://example.github.io/book/"
+# What a front end shows when prose explains a test instead of its subject.
+TOLERANCE_PROSE = re.compile(r"\bthe cell checks\b|\bchecks that it\b|\bthe cell check")
+# A check in a code cell: an assertion, or an error raised because a claim failed.
+CHECK_CODE = re.compile(r"raise (RuntimeError|AssertionError)\(\s*f?[\"']expected|^\s*assert ",
+                        re.MULTILINE)
+HIDDEN_ON_SITE = {"remove-cell", "remove-input", reader_edition.CHECK_TAG}
+
+
+def fake_resolve(role: str, target: str, docname: str) -> Target:
+    if target == "missing":
+        raise reader_edition.UnknownMySTError(target)
+    titles = {"ch1-graph": "The graph", "../intro": "The introduction"}
+    page = "book/intro.html" if role == "doc" else "book/chapters/01.html"
+    anchor = "" if role == "doc" else f"term-{target}" if role == "term" else target
+    return Target(page, anchor, titles.get(target, ""))
+
+
+def convert(markdown: str) -> str:
+    return convert_markdown(markdown, "book/chapters/01", fake_resolve, SITE_URL)
+
+
+# ---- the converter and the detector, on pages made to fail -------------------------------------
+
+MYST_PAGE = {
+    "a label line": "(ch1-graph)=\n## The graph",
+    "a role": "see {ref}`ch1-graph`",
+    "a directive fence": "```{admonition} Hint\n:class: dropdown\nLook.\n```",
+    "a colon fence": ":::{note}\nSee.\n:::",
+    "a directive option": "```{admonition} Hint\n:class: dropdown\n```",
+    "a MyST comment": "% a note to authors\nText.",
+    "a block break": "Text.\n+++\nMore.",
+}
+
+
+@pytest.mark.parametrize("kind", MYST_PAGE)
+def test_the_detector_finds(kind: str) -> None:
+    assert kind in myst_left(MYST_PAGE[kind])
+
+
+def test_the_detector_spares_markdown_and_code() -> None:
+    plain = (
+        "A [link](https://x.org), $x^2$, **bold**, and `{term}` or `(label)=` in code.\n\n"
+        "```python\n# {ref}`not a role`\nprint(1)\n```\n\n"
+        "<details><summary>Hint</summary>\n\nLook.\n\n</details>\n\n> **Note**\n>\n> Quoted."
+    )
+    assert myst_left(plain) == []
+
+
+def test_each_construct_becomes_markdown() -> None:
+    page = "\n".join([
+        "(ch1-graph)=",
+        "## The graph",
+        "",
+        "A {term}`leaf <leaf tensor>`, a {term}`Jacobian`, {ref}`ch1-graph`, {ref}`this part",
+        "<ch1-graph>` and {doc}`../intro`; `{ref}` in code stays.",
+        "",
+        "::::{admonition} Common descriptions, checked",
+        ":class: note",
+        "",
+        "(ch1-claim)=",
+        "**A claim.** Its answer.",
+        "::::",
+        "",
+        "```{admonition} Hint 1",
+        ":class: dropdown",
+        "Try this:",
+        "```python",
+        "x = 1",
+        "```",
+        "```",
+    ])
+    assert convert(page) == "\n".join([
+        "## The graph",
+        "",
+        f"A [leaf]({SITE_URL}book/chapters/01.html#term-leaf tensor), "
+        f"a [Jacobian]({SITE_URL}book/chapters/01.html#term-Jacobian), "
+        f"[The graph]({SITE_URL}book/chapters/01.html#ch1-graph), "
+        f"[this part]({SITE_URL}book/chapters/01.html#ch1-graph) and "
+        f"[The introduction]({SITE_URL}book/intro.html); `{{ref}}` in code stays.",
+        "",
+        "> **Common descriptions, checked**",
+        ">",
+        "> **A claim.** Its answer.",
+        "",
+        "<details><summary>Hint 1</summary>",
+        "",
+        "Try this:",
+        "```python",
+        "x = 1",
+        "```",
+        "",
+        "</details>",
+    ])
+    assert myst_left(convert(page)) == []
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["```{figure} a.png\n```", "```{admonition} Hint\nnever closed", "{ref}`missing`"],
+    ids=["unknown directive", "unclosed fence", "unresolved reference"],
+)
+def test_what_has_no_jupyter_form_fails_the_build(page: str) -> None:
+    with pytest.raises(reader_edition.UnknownMySTError):
+        convert(page)
+
+
+def test_cells_of_a_made_up_chapter() -> None:
+    """Checks go, solutions fold in both front ends and lose their outputs, a scrubbed text
+    beside an image goes, and only the tags a front end understands stay."""
+    image = nbformat.v4.new_output(
+        "display_data", data={"text/plain": "<Drawing at 0xADDRESS>", "image/svg+xml": "<svg/>"})
+    cells = [
+        nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["nbval-ignore-output"]},
+                                  outputs=[image]),
+        nbformat.v4.new_code_cell("assert x == 1", metadata={"tags": ["book-check"]}),
+        nbformat.v4.new_code_cell("x = 2  # Solution", metadata={"tags": ["hide-input"]},
+                                  outputs=[nbformat.v4.new_output("stream", text="2\n")],
+                                  execution_count=3),
+        nbformat.v4.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"],
+                                                     "expected_exception": "ZeroDivisionError"}),
+    ]
+    edition = reader_edition.reader_edition(nbformat.v4.new_notebook(cells=cells),
+                                            "book/chapters/01", fake_resolve, SITE_URL)
+    first, solution, raising = edition.cells
+    assert first.metadata == {} and first.outputs[0].data == {"image/svg+xml": "<svg/>"}
+    assert solution.metadata == {"jupyter": {"source_hidden": True}, "cellView": "form"}
+    assert solution.source == "# @title Solution\nx = 2  # Solution"
+    assert solution.outputs == [] and solution.execution_count is None
+    assert raising.metadata == {"tags": ["raises-exception"]}
+
+
+# ---- the chapters' editions, as the site build wrote them ----------------------------------------
+
+
+def edition_of(site: Path, chapter: Path) -> nbformat.NotebookNode:
+    return nbformat.read(site / reader_edition.FOLDER / chapter.name, as_version=4)
+
+
+def hints(markdown: str) -> int:
+    return len(re.findall(r"\{admonition\}\s*Hint", markdown))
+
+
+def edition_problems(source: nbformat.NotebookNode, edition: nbformat.NotebookNode) -> list[str]:
+    """What a learner would suffer from in `edition`, the reader's edition of `source`."""
+    problems = []
+    try:
+        nbformat.validate(edition)
+    except nbformat.ValidationError as error:
+        problems.append(f"not valid nbformat: {error.message}")
+    ids = [c.id for c in edition.cells]
+    for cell in source.cells:
+        if reader_edition.is_check(cell) and cell.id in ids:
+            problems.append(f"verification cell {cell.id} is in the reader's edition")
+    solutions = [c.id for c in source.cells if reader_edition.SOLUTION_TAG in c.metadata.get(
+        "tags", [])]
+    for cell in edition.cells:
+        if cell.cell_type == "markdown":
+            problems += [f"cell {cell.id}: MyST {kind} left" for kind in myst_left(cell.source)]
+            if TOLERANCE_PROSE.search(cell.source):
+                problems.append(f"cell {cell.id}: prose about what a test checks")
+            continue
+        tags = set(cell.metadata.get("tags", []))
+        if tags - set(reader_edition.KEPT_TAGS):
+            problems.append(f"cell {cell.id}: the book's tags {sorted(tags)}")
+        if cell.id in solutions:
+            if (cell.metadata.get("jupyter", {}).get("source_hidden") is not True
+                    or cell.metadata.get("cellView") != "form"
+                    or not cell.source.startswith("# @title Solution\n")):
+                problems.append(f"solution {cell.id} is not folded in JupyterLab and Colab")
+            if cell.outputs:
+                problems.append(f"solution {cell.id} shows its outputs")
+        for output in cell.get("outputs", []):
+            if "0xADDRESS" in str(output.get("data", {}).get("text/plain", "")):
+                problems.append(f"cell {cell.id}: a scrubbed repr")
+    first = edition.cells[0]
+    expected = bootstrap_cell.bootstrap_source(source)
+    if first.source != expected or len(first.source.splitlines()) > 6:
+        problems.append(f"the first cell is not the short bootstrap cell: {first.source!r}")
+    text = "\n".join(c.source for c in edition.cells)
+    if "AUTOGRAD_BOOK" in text or "environ.get" in first.source:
+        problems.append("a test switch reached the reader")
+    source_hints = sum(hints(c.source) for c in source.cells if c.cell_type == "markdown")
+    folded = len(re.findall(r"<details><summary>Hint[^<]*</summary>", text))
+    if folded != source_hints:
+        problems.append(f"{folded} folded hints, the source has {source_hints}")
+    return problems
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_the_reader_edition_is_what_a_learner_should_open(site: Path, chapter: Path) -> None:
+    source = nbformat.read(chapter, as_version=4)
+    assert edition_problems(source, edition_of(site, chapter)) == []
+
+
+def test_the_edition_check_finds_what_the_source_would_show(site: Path) -> None:
+    """The source notebook itself, opened as it is, fails the check on every count."""
+    chapter = CHAPTERS[0]
+    source = nbformat.read(chapter, as_version=4)
+    found = " | ".join(edition_problems(source, source))
+    for problem in ("verification cell", "MyST a label line", "MyST a role",
+                    "MyST a directive fence", "the book's tags", "is not folded",
+                    "shows its outputs", "a scrubbed repr", "0 folded hints"):
+        assert problem in found
+
+
+def test_every_chapter_has_folded_hints_and_solutions(site: Path) -> None:
+    counts = {}
+    for chapter in CHAPTERS:
+        edition = edition_of(site, chapter)
+        counts[chapter.name] = sum(1 for c in edition.cells if c.metadata.get("cellView"))
+    assert all(n >= 2 for n in counts.values()), counts
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_every_link_to_the_site_reaches_its_page_and_anchor(site: Path, chapter: Path) -> None:
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    url = reader_edition.site_url(repository)
+    text = "\n".join(c.source for c in edition_of(site, chapter).cells
+                     if c.cell_type == "markdown")
+    links = re.findall(rf"\]\(({re.escape(url)}[^)\s]*)\)", text)
+    assert links, "no link to the site"
+    broken = []
+    for link in links:
+        parts = urlsplit(link)
+        page = site / unquote(parts.path.removeprefix(urlsplit(url).path))
+        if not page.is_file() or (parts.fragment and unquote(parts.fragment) not in anchors(page)):
+            broken.append(link)
+    assert broken == []
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_nbconvert_shows_every_hint_folded(site: Path, chapter: Path) -> None:
+    """As a notebook viewer renders the Markdown: each hint inside a closed <details>."""
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(edition_of(site, chapter))
+    page = BeautifulSoup(body, "html.parser")
+    summaries = [s for s in page.select("summary") if s.get_text().startswith("Hint")]
+    source = nbformat.read(chapter, as_version=4)
+    assert len(summaries) == sum(hints(c.source) for c in source.cells
+                                 if c.cell_type == "markdown")
+    for summary in summaries:
+        details = summary.parent
+        assert details.name == "details" and not details.has_attr("open")
+        assert details.get_text(strip=True) != summary.get_text(strip=True), "an empty hint"
+
+
+# ---- the source chapters: checks out of sight ----------------------------------------------------
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_checks_live_in_verification_cells(chapter: Path) -> None:
+    shown = []
+    for n, cell in enumerate(nbformat.read(chapter, as_version=4).cells):
+        hidden = HIDDEN_ON_SITE & set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and not hidden and CHECK_CODE.search(cell.source):
+            shown.append(f"cell {n}: a check in a visible cell")
+        if cell.cell_type == "markdown" and TOLERANCE_PROSE.search(cell.source):
+            shown.append(f"cell {n}: prose about what a test checks")
+    assert shown == []
