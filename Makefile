@@ -1,5 +1,8 @@
 # Autograd, Run and Rebuilt: build the book, test everything, refresh notebooks.
-#   make book      set up, then build the site into _build/html (warnings are errors)
+#   make book      set up, then build the site into _build/html (warnings are errors), with
+#                  the reader's edition of every chapter in _build/html/notebooks
+#   make notebooks the same: the reader's editions are written by the site build
+#   make lab       JupyterLab on the reader's editions, copied once into notebooks/
 #   make test      set up, then lint, build, and run every test: scripts/run-tests.sh
 #                  (strict nbval, never --nbval-lax; what CI runs: .ci/run)
 #   make execute   re-run every chapter notebook in place, top to bottom (for authors)
@@ -27,11 +30,22 @@ PIP_STAMP := $(VENV)/.requirements.stamp
 NPM_STAMP := node_modules/.package-lock.json
 CHAPTERS = $(sort $(wildcard book/chapters/*.ipynb))
 
-.PHONY: book test execute bench setup setup-other-python lint constraints clean
+.PHONY: book notebooks lab test execute bench setup setup-other-python lint constraints clean
 
 book: setup
 	@scripts/install-os-deps.sh graphviz
 	$(PY) scripts/build_book.py
+
+# The reader's editions (book/_ext/reader_edition.py) are part of every site build.
+notebooks: book
+
+# A learner's copy: each chapter's reader's edition is copied into notebooks/ only if it is not
+# there yet, so that edits survive; delete a file to get that chapter afresh.
+lab: notebooks
+	@mkdir -p notebooks; for edition in _build/html/notebooks/*.ipynb; do \
+	  [ -e "notebooks/$${edition##*/}" ] || cp "$$edition" notebooks/; done
+	@echo "Your copies of the chapters are in notebooks/ (delete one to get it afresh)."
+	$(VENV)/bin/jupyter lab notebooks
 
 test: setup
 	@scripts/install-os-deps.sh graphviz chromium

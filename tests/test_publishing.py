@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import re
 import tarfile
 import urllib.error
 import urllib.request
@@ -21,6 +20,7 @@ from typing import Any
 
 import check_publishing
 import pytest
+import reader_edition
 import yaml
 
 ROOT = check_publishing.ROOT
@@ -270,8 +270,8 @@ def test_pages_publish_the_book_only_with_its_release_on_pypi() -> None:
     gate = next(s for s in build["steps"] if s.get("id") == "release")
     assert gate["run"] == ".venv/bin/python scripts/check_publishing.py --released"
     gated = [s for s in build["steps"] if s.get("if") == "steps.release.outputs.released == 'true'"]
-    assert [s.get("run", s.get("uses")) for s in gated][-2:] == [
-        "make book", "actions/upload-pages-artifact@v5"]
+    assert [s.get("run", s.get("uses")) for s in gated][-3:] == [
+        "make book", "actions/upload-artifact@v5", "actions/upload-pages-artifact@v5"]
     assert deploy["if"] == "needs.build.outputs.released == 'true'"
     assert deploy["environment"]["name"] == "github-pages"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
@@ -281,14 +281,19 @@ def configured_branch() -> str:
     return yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["branch"]
 
 
-def test_pages_pin_the_launch_buttons_to_the_published_commit() -> None:
-    """The step rewrites the `branch:` line of _config.yml; its pattern must match that line."""
-    [pin] = [s for s in steps(workflow("pages.yml")["jobs"]["build"]) if "GITHUB_SHA" in s]
-    found = re.search(r'sed -i "s/\^(.*?)\$/  branch: \$\{GITHUB_SHA\}/" _config.yml', pin)
-    assert found, pin
-    assert found.group(1) == f"  branch: {configured_branch()}"
-    assert found.group(1) in (ROOT / "_config.yml").read_text().splitlines()
-
+def test_pages_publish_the_reader_editions_to_the_branch_colab_opens() -> None:
+    """Once the site is deployed, the reader's editions it was built with become the one commit
+    of the branch that the chapters' "Open in Colab" links name."""
+    jobs = workflow("pages.yml")["jobs"]
+    keep = next(s for s in jobs["build"]["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert keep["with"]["path"] == f"_build/html/{reader_edition.FOLDER}/*.ipynb"
+    notebooks = jobs["notebooks"]
+    assert notebooks["needs"] == ["build", "deploy"]
+    assert notebooks["permissions"] == {"contents": "write"}
+    fetch, push = notebooks["steps"]
+    assert fetch["with"]["name"] == keep["with"]["name"]
+    assert f"--initial-branch {reader_edition.BRANCH}" in push["run"]
+    assert push["run"].rstrip().endswith(f".git\" {reader_edition.BRANCH}")
 
 
 @pytest.mark.parametrize(

@@ -1,33 +1,41 @@
 """The Colab bootstrap cell does nothing outside Colab; in Colab it installs the companion
 release the chapters were executed with (`miniautograd==<version of companion/pyproject.toml>`,
-from PyPI) and the pinned extras; the chapters say which version they ran with.
+from PyPI) and the pinned extras the chapter imports; the chapters say which version they ran
+with. The reader's editions, which learners open in Colab, run there top to bottom and print
+what the source notebooks stored.
 
 The Colab-like test builds a venv with only tests/colab-requirements.txt under
 _build/colab-venv (rebuilt when that file changes); each session first uninstalls what a
 bootstrap cell installed. It then builds the companion's wheel from this checkout, as the
 release workflow does, and offers it to pip as a local index (PIP_FIND_LINKS, pip's own
 setting): the cell runs exactly the command a reader's Colab runs, and pip finds
-`miniautograd==<version>` there, as a reader's pip finds it on PyPI.
+`miniautograd==<version>` there, as a reader's pip finds it on PyPI. The kernel is made to look
+like Colab's from outside the notebook: an IPython start-up file (in a private IPYTHONDIR)
+registers a `google.colab` module, which is what the cell looks for.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import types
 import venv
 from pathlib import Path
+from unittest import mock
 
 import bootstrap_cell
+import build_book
 import chapter_page
 import check_publishing
 import execute_notebooks
 import nbformat
 import pytest
+import reader_edition
+from IPython.core.inputtransformer2 import TransformerManager
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from site_tools import CHAPTERS, ROOT
 
@@ -43,58 +51,56 @@ RUNNER = ROOT / "scripts" / "execute_notebooks.py"
 VERSIONS_CODE = 'print(f"PyTorch {torch.__version__}, miniautograd {mini.__version__}")'
 
 
-def run_bootstrap(
-    monkeypatch: pytest.MonkeyPatch, installed: str | None = None
-) -> list[list[str]]:
-    """Execute the cell's source here, recording (not running) its pip commands, as if the
-    companion were installed at version `installed` (None: not installed)."""
-    commands: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "run", lambda command, **_: commands.append(command))
-    real_version = importlib.metadata.version
+def run_bootstrap(source: str, *, in_colab: bool) -> list[tuple[str, str]]:
+    """Run the cell's source as IPython would, recording (not running) its line magics."""
+    magics: list[tuple[str, str]] = []
 
-    def version(name: str) -> str:
-        if name != "miniautograd":
-            return real_version(name)
-        if installed is None:
-            raise importlib.metadata.PackageNotFoundError(name)
-        return installed
+    class Shell:
+        def run_line_magic(self, name: str, line: str) -> None:
+            magics.append((name, line))
 
-    monkeypatch.setattr(importlib.metadata, "version", version)
-    exec(bootstrap_cell.bootstrap_source(), {})
-    return commands
+    python = TransformerManager().transform_cell(source)
+    with mock.patch.dict(sys.modules):
+        sys.modules.pop("google.colab", None)
+        if in_colab:
+            sys.modules["google.colab"] = types.ModuleType("google.colab")
+        exec(python, {"get_ipython": Shell})
+    return magics
 
 
-def test_outside_colab_the_cell_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(bootstrap_cell.FORCE_VARIABLE, raising=False)
-    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
-    assert run_bootstrap(monkeypatch) == []
+def chapter_like(*sources: str) -> nbformat.NotebookNode:
+    return new_notebook(cells=[new_code_cell(s) for s in sources])
 
 
-def test_in_colab_the_cell_installs_the_release_of_pyproject(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(sys.modules, "google.colab", sys)
-    [command] = run_bootstrap(monkeypatch)
+def test_outside_colab_the_cell_does_nothing() -> None:
+    notebook = chapter_like("import gymnasium")
+    assert run_bootstrap(bootstrap_cell.bootstrap_source(notebook), in_colab=False) == []
+
+
+def test_in_colab_the_cell_installs_the_release_and_what_the_chapter_imports() -> None:
+    notebook = chapter_like("import numpy as np\nimport gymnasium as gym", "from mygrad import x")
+    [(magic, line)] = run_bootstrap(bootstrap_cell.bootstrap_source(notebook), in_colab=True)
     pins = bootstrap_cell.pins()
-    assert command[:4] == [sys.executable, "-m", "pip", "install"]
-    assert f"miniautograd=={bootstrap_cell.companion_version()}" in command
-    assert {pins[name] for name in bootstrap_cell.COLAB_EXTRAS} <= set(command)
+    assert magic == "pip"
+    requirements = [part for part in line.split() if not part.startswith("-")]
+    assert requirements == [
+        "install", f"miniautograd=={bootstrap_cell.companion_version()}",
+        pins["mygrad"], pins["gymnasium"],
+    ]
     # Nothing that can move: every requirement is an exact release.
-    requirements = [part for part in command[4:] if not part.startswith("-")]
-    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", r) for r in requirements)
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", r) for r in requirements[1:])
 
 
-def test_in_colab_the_cell_skips_the_release_when_installed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv(bootstrap_cell.FORCE_VARIABLE, "1")
-    assert run_bootstrap(monkeypatch, installed=bootstrap_cell.companion_version()) == []
-
-
-def test_in_colab_the_cell_replaces_another_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(bootstrap_cell.FORCE_VARIABLE, "1")
-    [command] = run_bootstrap(monkeypatch, installed="0.0.1")
-    assert f"miniautograd=={bootstrap_cell.companion_version()}" in command
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_a_chapter_installs_only_what_it_imports(path: Path) -> None:
+    """The pins a chapter's cell installs: the companion, and exactly the extras it imports."""
+    notebook = nbformat.read(path, as_version=4)
+    [(_, line)] = run_bootstrap(notebook.cells[0].source, in_colab=True)
+    code = "\n".join(c.source for c in notebook.cells[1:] if c.cell_type == "code")
+    imported = {name for name in bootstrap_cell.COLAB_EXTRAS
+                if re.search(rf"^\s*(import|from) {name}[ .]", code, re.MULTILINE)}
+    installed = {part.split("==")[0].lower() for part in line.split() if "==" in part}
+    assert installed == {"miniautograd", *imported}
 
 
 def test_the_version_is_the_one_of_pyproject() -> None:
@@ -189,37 +195,47 @@ def local_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def run_in_colab_venv(python: Path, index: Path, notebook: Path, *, write: bool) -> None:
+@pytest.fixture(scope="session")
+def like_colab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An IPYTHONDIR whose start-up file makes a kernel look like Colab's to the cell."""
+    folder = tmp_path_factory.mktemp("ipython")
+    startup = folder / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-like-colab.py").write_text(
+        "import sys, types\n"
+        "sys.modules.setdefault('google.colab', types.ModuleType('google.colab'))\n"
+    )
+    return folder
+
+
+def run_in_colab_venv(python: Path, index: Path, ipython_dir: Path, notebook: Path) -> None:
+    """Execute `notebook` in place in the Colab-like venv, as a Colab kernel would."""
     env = {
         **os.environ,
-        bootstrap_cell.FORCE_VARIABLE: "1",
+        "IPYTHONDIR": str(ipython_dir),
         "PIP_FIND_LINKS": " ".join([str(index), *os.environ.get("PIP_FIND_LINKS", "").split()]),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
     env.pop("VIRTUAL_ENV", None)
     env.pop("PYTHONPATH", None)
-    command = [str(python), str(RUNNER), *([] if write else ["--check"]), str(notebook)]
+    command = [str(python), str(RUNNER), str(notebook)]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
 
 
 @pytest.mark.slow
 def test_the_bootstrap_installs_the_release_into_a_colab_like_venv(
-    colab_python: Path, local_index: Path, tmp_path: Path
+    colab_python: Path, local_index: Path, like_colab: Path, tmp_path: Path
 ) -> None:
     probe = (
         "import json, os, miniautograd\n"
         "print(json.dumps([os.path.dirname(miniautograd.__file__), miniautograd.__version__]))"
     )
-    notebook = new_notebook(
-        cells=[
-            new_code_cell(bootstrap_cell.bootstrap_source(), metadata={"tags": ["remove-cell"]}),
-            new_code_cell(probe),
-        ]
-    )
+    notebook = new_notebook(cells=[new_code_cell(bootstrap_cell.bootstrap_source()),
+                                   new_code_cell(probe)])
     path = tmp_path / "bootstrap_only.ipynb"
     nbformat.write(notebook, path)
-    run_in_colab_venv(colab_python, local_index, path, write=True)
+    run_in_colab_venv(colab_python, local_index, like_colab, path)
     [output] = nbformat.read(path, as_version=4).cells[1].outputs
     location, version = json.loads(output.text)
     assert Path(location).is_relative_to(VENV), "imported the checkout, not the installed package"
@@ -228,15 +244,79 @@ def test_the_bootstrap_installs_the_release_into_a_colab_like_venv(
     assert check_publishing.file_differences(installed, check_publishing.package_files()) == []
 
 
+@pytest.fixture(scope="session")
+def editions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the reader's editions as the site build writes them (the site's lock is held
+    only while copying, so the other test session's build does not wait for this one)."""
+    folder = tmp_path_factory.mktemp("editions")
+    with build_book.exclusive():
+        try:
+            build_book.build(capture=True)
+        except subprocess.CalledProcessError as error:
+            pytest.fail(f"the book build failed:\n{error.stdout[-8000:]}", pytrace=False)
+        for path in (build_book.HTML / reader_edition.FOLDER).glob("*.ipynb"):
+            shutil.copy(path, folder / path.name)
+    return folder
+
+
+def compared(output: nbformat.NotebookNode) -> tuple:
+    """What of an output strict nbval compares, with its sanitizer's memory addresses."""
+    def clean(text: object) -> str:
+        text = "".join(text) if isinstance(text, list) else str(text)
+        return re.sub(execute_notebooks.ADDRESS["regex"], execute_notebooks.ADDRESS["replace"],
+                      text)
+
+    if output.output_type == "stream":
+        return ("stream", output.name, clean(output.text))
+    if output.output_type == "error":
+        return ("error", output.ename, clean(output.evalue))
+    return (output.output_type, tuple(sorted(
+        (kind, clean(value)) for kind, value in output.data.items() if kind != "image/png")))
+
+
+def output_differences(source: nbformat.NotebookNode, run: nbformat.NotebookNode) -> list[str]:
+    """Cells of the run whose outputs differ from the source's stored ones, where strict nbval
+    compares those (every code cell but the tagged nbval-ignore-output and the bootstrap cell,
+    which does nothing outside Colab)."""
+    stored = {cell.id: cell for cell in source.cells[1:] if cell.cell_type == "code"}
+    differences = []
+    for cell in run.cells:
+        expected = stored.get(cell.id)
+        if expected is None or "nbval-ignore-output" in expected.metadata.get("tags", []):
+            continue
+        if [compared(o) for o in cell.outputs] != [compared(o) for o in expected.outputs]:
+            differences.append(f"cell {cell.id}: {[compared(o) for o in cell.outputs]!r:.600}")
+    return differences
+
+
+def test_the_output_comparison_finds_a_changed_output() -> None:
+    def notebook(text: str, *tags: str) -> nbformat.NotebookNode:
+        cell = new_code_cell("print(x)", metadata={"tags": list(tags)},
+                             outputs=[new_output("stream", name="stdout", text=text)])
+        cell.id = "the-cell"
+        return new_notebook(cells=[new_code_cell(""), cell])
+
+    assert output_differences(notebook("<a at 0x7f0011223344>"), notebook("<a at 0xADDRESS>")) == []
+    assert output_differences(notebook("1.0\n"), notebook("1.1\n")) != []
+    assert output_differences(notebook("1.0\n", "nbval-ignore-output"), notebook("1.1\n")) == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
-def test_chapter_runs_in_a_colab_like_venv(
-    colab_python: Path, local_index: Path, path: Path, tmp_path: Path
+def test_the_reader_edition_runs_in_a_colab_like_venv(
+    colab_python: Path, local_index: Path, like_colab: Path, editions: Path, path: Path,
+    tmp_path: Path,
 ) -> None:
-    """The chapter, its bootstrap cell as `make execute` writes it (test_notebooks checks that
-    the committed one is current), run alone in a folder as Colab opens it."""
-    notebook = nbformat.read(path, as_version=4)
-    bootstrap_cell.update(notebook)
+    """The chapter's reader's edition, run alone in a folder as Colab opens it, through its own
+    bootstrap cell, prints what the source stored, wherever strict nbval compares the source."""
     copy = tmp_path / path.name
-    nbformat.write(notebook, copy)
-    run_in_colab_venv(colab_python, local_index, copy, write=False)
+    shutil.copy(editions / path.name, copy)
+    run_in_colab_venv(colab_python, local_index, like_colab, copy)
+    run = nbformat.read(copy, as_version=4)
+    source = nbformat.read(path, as_version=4)
+    assert run.cells[0].outputs, "the bootstrap cell did not run pip"
+    compared_by_nbval = {c.id for c in source.cells[1:] if c.cell_type == "code"
+                         and not reader_edition.is_check(c)
+                         and "nbval-ignore-output" not in c.metadata.get("tags", [])}
+    assert compared_by_nbval and compared_by_nbval <= {c.id for c in run.cells}
+    assert output_differences(source, run) == []

@@ -1,0 +1,140 @@
+"""JupyterLab, in headless Chromium, as a learner opens each chapter's reader's edition: every
+hint is a closed fold, every solution's code is folded away, and no MyST markup shows.
+
+The server runs on 127.0.0.1 with its own settings, workspace and runtime folders (cells are
+all rendered at once, not windowed, so that all of them can be checked). A screenshot of each
+chapter's first exercise goes to _build/screenshots/lab-<chapter>.png.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+import reader_edition
+from playwright.sync_api import Browser, sync_playwright
+from site_tools import CHAPTERS, ROOT
+from test_browser import ARGS, CHROMIUM, HOST
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "reader"
+START_TIMEOUT_S = 120
+RENDER_TIMEOUT_MS = 60_000
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+# What a reader would see raw if the conversion missed it.
+MARKUP = ("{term}`", "{ref}`", "{doc}`", "{admonition}", ":class:", ")=\n")
+SETTINGS = {
+    # Every cell in the page, not only those in view (JupyterLab 4 windows long notebooks).
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A JupyterLab server on a folder of the reader's editions; its base URL."""
+    base = tmp_path_factory.mktemp("lab")
+    notebooks = base / "notebooks"
+    shutil.copytree(site / reader_edition.FOLDER, notebooks)
+    for name, values in SETTINGS.items():
+        path = base / "settings" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")},
+        "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+    }
+    command = [str(Path(sys.executable).with_name("jupyter-lab")), "--no-browser",
+               f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}",
+               f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={notebooks}",
+               "--ServerApp.allow_root=True"]  # CI runs as root
+    log = (base / "lab.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://{HOST}:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=5):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start:\n{(base / 'lab.log').read_text()}")
+                time.sleep(0.5)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: scripts/install-os-deps.sh chromium installs it")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_jupyterlab_shows_hints_and_solutions_folded(
+    lab: str, browser: Browser, site: Path, chapter: Path
+) -> None:
+    edition = nbformat.read(site / reader_edition.FOLDER / chapter.name, as_version=4)
+    solutions = sum(1 for c in edition.cells if c.metadata.get("jupyter", {}).get("source_hidden"))
+    markdown = sum(1 for c in edition.cells if c.cell_type == "markdown")
+    hints = sum(c.source.count("<details><summary>Hint") for c in edition.cells
+                if c.cell_type == "markdown")
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        # A workspace of its own: only this notebook open.
+        page.goto(f"{lab}/lab/workspaces/{chapter.stem}/tree/{chapter.name}?token={TOKEN}",
+                  timeout=RENDER_TIMEOUT_MS)
+        rendered = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+        page.wait_for_function(
+            f"document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown').length"
+            f" >= {markdown}", timeout=RENDER_TIMEOUT_MS)
+        assert page.locator(".jp-Notebook .jp-Cell").count() == len(edition.cells)
+        folds = page.locator(".jp-RenderedMarkdown details")
+        assert folds.count() == hints
+        for n in range(hints):
+            fold = folds.nth(n)
+            assert fold.get_attribute("open") is None
+            assert fold.locator("summary").is_visible()
+            assert not fold.locator(":scope > :not(summary)").first.is_visible()
+        placeholders = page.locator(".jp-CodeCell .jp-InputPlaceholder")
+        assert placeholders.count() == solutions
+        text = "\n".join(rendered.all_inner_texts())
+        assert [m for m in MARKUP if m in text] == []
+        first = folds.first
+        first.scroll_into_view_if_needed()
+        page.evaluate("window.scrollBy && document.querySelector('.jp-WindowedPanel-outer, "
+                      ".jp-Notebook').scrollBy(0, -200)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"lab-{chapter.stem}.png"))
+    finally:
+        page.close()
