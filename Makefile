@@ -4,6 +4,8 @@
 #   make notebooks the same: the reader's editions are written by the site build
 #   make lab       JupyterLab on the reader's editions, copied once into notebooks/
 #   make test      set up, then lint, build, and run every test: scripts/run-tests.sh
+#                  (Hypothesis derandomized: the same examples on every run)
+#   make test-random  the engine's property tests with fresh random examples
 #                  (strict nbval, never --nbval-lax; what CI runs: .ci/run)
 #   make execute   re-run every chapter notebook in place, top to bottom (for authors)
 #   make bench     run the benchmarks (benchmarks/run.py)
@@ -30,7 +32,7 @@ PIP_STAMP := $(VENV)/.requirements.stamp
 NPM_STAMP := node_modules/.package-lock.json
 CHAPTERS = $(sort $(wildcard book/chapters/*.ipynb))
 
-.PHONY: book notebooks lab test execute bench setup setup-other-python lint constraints clean
+.PHONY: book notebooks lab test test-random execute bench setup setup-other-python lint constraints clean
 
 book: setup
 	@scripts/install-os-deps.sh graphviz
@@ -50,6 +52,10 @@ lab: notebooks
 test: setup
 	@scripts/install-os-deps.sh graphviz chromium
 	OTHER_PYTHON_VERSION=$(OTHER_PYTHON_VERSION) scripts/run-tests.sh
+
+# The property tests with fresh random examples (make test always draws the same ones).
+test-random: setup
+	HYPOTHESIS_PROFILE=dev $(PY) -m pytest tests/engine tests/test_random.py -q
 
 execute: setup
 	@scripts/install-os-deps.sh graphviz

@@ -19,6 +19,8 @@ nbval=(--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cf
        --nbval-cell-timeout=600 --nbval-kernel-startup-timeout=300)
 status=0
 mkdir -p _build
+# Hypothesis: the same examples on every run, CI or not (tests/conftest.py).
+export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 
 # Disk: the two venvs built below take ~9 GB (.venv-3.12 6.5 GB, _build/colab-venv 2.3 GB) and
 # pip briefly holds their wheels too; measured peak ~11 GB beyond .venv. Say so before pip

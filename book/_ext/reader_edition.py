@@ -12,10 +12,12 @@ serve. What changes on the way:
 - Verification cells (tag ``book-check``: assertions of the book's claims, settings that only
   the stored outputs need) are left out; the site hides them too, and nbval runs them on the
   source.
-- Solution cells (tag ``hide-input``, folded on the site) are folded in JupyterLab
-  (``jupyter.source_hidden``) and in Colab (``cellView: form`` with a ``# @title``), and their
-  outputs are cleared: Colab's form view folds the code but not the output, so a stored output
-  there would show the answer; running the cell shows it.
+- Solution cells (tag ``solution``; folded on the site under "Show the solution") are folded
+  in JupyterLab (``jupyter.source_hidden``) and in Colab (``cellView: form`` with a
+  ``# @title Solution``), and their outputs are cleared: Colab's form view folds the code but
+  not the output, so a stored output there would show the answer; running the cell shows it.
+  Code hidden on the site for being no part of the lesson (tag ``hide-input``) is folded the
+  same way, with its outputs.
 - Stored outputs stay, so that the learner sees what to expect, but a ``text/plain`` beside an
   image goes (its memory address was scrubbed for nbval; the image is what a front end shows).
 - Cell metadata keeps only what means something in a front end (``raises-exception``).
@@ -38,9 +40,11 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 CHECK_TAG = "book-check"
-SOLUTION_TAG = "hide-input"
+SOLUTION_TAG = "solution"
+HIDDEN_INPUT_TAG = "hide-input"  # code that is not the lesson (a helper): folded, outputs kept
 KEPT_TAGS = ("raises-exception",)
 SOLUTION_TITLE = "# @title Solution"
+SOLUTION_PROMPTS = ("Show the solution", "Hide the solution")  # the site's fold
 FOLDER = "notebooks"
 # The branch of the repository that holds the published reader's editions, for Colab
 # (.github/workflows/pages.yml pushes it with the site).
@@ -48,6 +52,8 @@ BRANCH = "notebooks"
 ZIP_NAME = "autograd-run-and-rebuilt-notebooks.zip"
 CHAPTERS = "book/chapters/"
 IMAGES = ("image/svg+xml", "image/png", "image/jpeg")
+# A cell's code folded in JupyterLab and in Colab (its form view).
+FOLDED = {"jupyter": {"source_hidden": True}, "cellView": "form"}
 
 logger = logging.getLogger(__name__)
 
@@ -204,12 +210,14 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
         if cell.cell_type == "markdown":
             cell.source = convert_markdown(cell.source, docname, resolve, site_url)
         elif cell.cell_type == "code" and SOLUTION_TAG in tags:
-            metadata |= {"jupyter": {"source_hidden": True}, "cellView": "form"}
+            metadata |= FOLDED
             if not cell.source.startswith(SOLUTION_TITLE):
                 cell.source = f"{SOLUTION_TITLE}\n{cell.source}"
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "code":
+            if HIDDEN_INPUT_TAG in tags:
+                metadata |= FOLDED
             for output in cell.outputs:
                 data = output.get("data", {})
                 if "text/plain" in data and any(kind in data for kind in IMAGES):
@@ -290,15 +298,21 @@ def write_editions(app: Sphinx, exception: Exception | None) -> None:
             archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
 
 
-def _drop_checks(app: Sphinx, doctree: nodes.document) -> None:
-    """The site does not show verification cells (myst-nb knows only its own tags)."""
+def _site_cells(app: Sphinx, doctree: nodes.document) -> None:
+    """On the site, as in the reader's edition: no verification cell (myst-nb knows only its
+    own tags), and a folded solution says that it is one (not "Show code cell source")."""
     for cell in list(doctree.findall(nodes.container)):
-        if cell.get("nb_element") == "cell_code" and is_check(
-                {"metadata": cell.get("cell_metadata", {})}):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        tags = cell.get("cell_metadata", {}).get("tags", [])
+        if CHECK_TAG in tags:
             cell.parent.remove(cell)
+        elif SOLUTION_TAG in tags:
+            cell["hide_mode"] = "input"  # myst-nb's fold (HideInputCells) with our label
+            cell["prompt_show"], cell["prompt_hide"] = SOLUTION_PROMPTS
 
 
 def setup(app: Sphinx) -> dict[str, object]:
-    app.connect("doctree-read", _drop_checks)
+    app.connect("doctree-read", _site_cells)
     app.connect("build-finished", write_editions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -141,19 +141,23 @@ def test_cells_of_a_made_up_chapter() -> None:
         nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["nbval-ignore-output"]},
                                   outputs=[image]),
         nbformat.v4.new_code_cell("assert x == 1", metadata={"tags": ["book-check"]}),
-        nbformat.v4.new_code_cell("x = 2  # Solution", metadata={"tags": ["hide-input"]},
+        nbformat.v4.new_code_cell("x = 2  # Solution", metadata={"tags": ["solution"]},
                                   outputs=[nbformat.v4.new_output("stream", text="2\n")],
                                   execution_count=3),
+        nbformat.v4.new_code_cell("def helper(): ...", metadata={"tags": ["hide-input"]},
+                                  outputs=[nbformat.v4.new_output("stream", text="h\n")]),
         nbformat.v4.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"],
                                                      "expected_exception": "ZeroDivisionError"}),
     ]
     edition = reader_edition.reader_edition(nbformat.v4.new_notebook(cells=cells),
                                             "book/chapters/01", fake_resolve, SITE_URL)
-    first, solution, raising = edition.cells
+    first, solution, helper, raising = edition.cells
     assert first.metadata == {} and first.outputs[0].data == {"image/svg+xml": "<svg/>"}
     assert solution.metadata == {"jupyter": {"source_hidden": True}, "cellView": "form"}
     assert solution.source == "# @title Solution\nx = 2  # Solution"
     assert solution.outputs == [] and solution.execution_count is None
+    assert helper.metadata == solution.metadata and helper.source == "def helper(): ..."
+    assert helper.outputs[0].text == "h\n"
     assert raising.metadata == {"tags": ["raises-exception"]}
 
 
@@ -269,6 +273,20 @@ def test_nbconvert_shows_every_hint_folded(site: Path, chapter: Path) -> None:
         details = summary.parent
         assert details.name == "details" and not details.has_attr("open")
         assert details.get_text(strip=True) != summary.get_text(strip=True), "an empty hint"
+
+
+def test_the_site_labels_every_solution_and_folds_it(site: Path) -> None:
+    """The mark that folds a solution in the reader's edition also folds it on the site,
+    under a label that says what is folded."""
+    for chapter in CHAPTERS:
+        page = BeautifulSoup((site / "book" / "chapters" / f"{chapter.stem}.html").read_text(
+            encoding="utf-8"), "html.parser")
+        folds = [d for d in page.select("details.hide") if d.find_parent(class_="tag_solution")]
+        labels = [d.select_one("summary .collapsed").get_text(strip=True) for d in folds]
+        solutions = sum(1 for c in nbformat.read(chapter, as_version=4).cells
+                        if reader_edition.SOLUTION_TAG in c.metadata.get("tags", []))
+        assert labels == [reader_edition.SOLUTION_PROMPTS[0]] * solutions, chapter.name
+        assert solutions >= 2
 
 
 # ---- the source chapters: checks out of sight ----------------------------------------------------
