@@ -9,6 +9,7 @@ import json
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import chapter_page
 import nbformat
@@ -178,6 +179,47 @@ def test_no_verification_cell_reaches_a_page(site: Path) -> None:
     assert sum(1 for c in CHAPTERS for cell in nbformat.read(c, as_version=4).cells
                if reader_edition.is_check(cell)) >= 10
     assert {name: ids for name, ids in shown.items() if ids} == {}
+
+
+HIDDEN_CELL_TAGS = {"remove-cell", reader_edition.CHECK_TAG}
+
+
+def notebook_output_kinds(cell: nbformat.NotebookNode) -> list[str]:
+    kinds = []
+    for output in cell.outputs:
+        data = output.get("data", {})
+        kind = ("stream" if output.output_type == "stream" else "error"
+                if output.output_type == "error" else "image"
+                if {"image/svg+xml", "image/png"} & set(data) else "text")
+        if not (kind == "stream" and kinds and kinds[-1] == "stream"):  # joined when run
+            kinds.append(kind)
+    return kinds
+
+
+def page_output_kinds(cell: Any) -> list[str]:
+    output = cell.select_one("div.cell_output")
+    kinds = []
+    for child in output.find_all(recursive=False) if output else []:
+        classes = set(child.get("class") or [])
+        kinds.append("stream" if "stream" in classes else "error" if "traceback" in classes
+                     else "image" if child.name == "img" or child.find("img") else "text")
+    return kinds
+
+
+def test_each_output_sits_where_the_cell_printed_it(site: Path) -> None:
+    """A printed label stays above the drawing it names: a page shows each cell's outputs in
+    the order the cell produced them (myst-nb's nb_merge_streams would move every print of a
+    cell to its first output's place)."""
+    moved = []
+    for notebook, page in zip(CHAPTERS, chapter_pages(site), strict=True):
+        cells = [c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"
+                 and not HIDDEN_CELL_TAGS & set(c.metadata.get("tags", []))]
+        shown = soup(page).select("article div.cell")
+        assert len(shown) == len(cells), notebook.name
+        moved += [f"{notebook.name} cell {cell.id}: {page_output_kinds(html)}, printed "
+                  f"{notebook_output_kinds(cell)}" for cell, html in zip(cells, shown, strict=True)
+                  if page_output_kinds(html) != notebook_output_kinds(cell)]
+    assert moved == []
 
 
 def test_versions_come_from_the_first_visible_code_cell() -> None:
