@@ -121,10 +121,12 @@ def assert_same_graph(mine: Any, theirs: Any, mine_leaves: Sequence,
                       torch_leaves: Sequence) -> None:
     """Walk both backward graphs together: same node names, same edges, same leaves.
 
-    Nodes are paired as they are met; a node reached twice must be paired with the same
-    partner both times, so shared sub-graphs (``x * x``) must be shared in both.
+    Nodes are paired as they are met, one to one: a node reached twice must be paired with the
+    same partner both times, in either engine, so a sub-graph shared in one (``b = a.exp();
+    b + b``) must be shared in the other, not computed twice (``a.exp() + a.exp()``).
     """
     pairs: dict[int, tuple] = {}  # id(torch node) -> (torch node, its partner); keeps both alive
+    partners: dict[int, Any] = {}  # id(miniautograd node) -> the torch node it was paired with
     stack = [(mine, theirs, "grad_fn")]
     while stack:
         m, t, path = stack.pop()
@@ -134,7 +136,9 @@ def assert_same_graph(mine: Any, theirs: Any, mine_leaves: Sequence,
         if id(t) in pairs:
             assert pairs[id(t)][1] is m, f"{path}: torch reuses a node here, miniautograd doesn't"
             continue
+        assert id(m) not in partners, f"{path}: miniautograd reuses a node here, torch doesn't"
         pairs[id(t)] = (t, m)
+        partners[id(m)] = t
         assert m.name() == t.name(), f"{path}: node {m.name()!r} != torch's {t.name()!r}"
         if hasattr(t, "variable"):
             index = next(i for i, leaf in enumerate(torch_leaves) if leaf is t.variable)
