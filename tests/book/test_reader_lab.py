@@ -105,7 +105,7 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
     lab: str, browser: Browser, site: Path, chapter: Path
 ) -> None:
     edition = nbformat.read(site / reader_edition.FOLDER / chapter.name, as_version=4)
-    solutions = sum(1 for c in edition.cells if c.metadata.get("jupyter", {}).get("source_hidden"))
+    folded = sum(1 for c in edition.cells if c.metadata.get("jupyter", {}).get("source_hidden"))
     markdown = sum(1 for c in edition.cells if c.cell_type == "markdown")
     hints = sum(c.source.count("<details><summary>Hint") for c in edition.cells
                 if c.cell_type == "markdown")
@@ -115,9 +115,17 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
         page.goto(f"{lab}/lab/workspaces/{chapter.stem}/tree/{chapter.name}?token={TOKEN}",
                   timeout=RENDER_TIMEOUT_MS)
         rendered = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+        # Wait for what is checked: every Markdown cell rendered with its content (JupyterLab
+        # fills them in asynchronously, later on a busy machine), and the folds among them.
         page.wait_for_function(
-            f"document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown').length"
-            f" >= {markdown}", timeout=RENDER_TIMEOUT_MS)
+            """([markdown, hints, folded]) => {
+              const shown = [...document.querySelectorAll(
+                '.jp-MarkdownCell .jp-RenderedMarkdown')].filter(m => m.textContent.trim());
+              return shown.length >= markdown
+                && document.querySelectorAll('.jp-RenderedMarkdown details').length >= hints
+                && document.querySelectorAll('.jp-CodeCell .jp-InputPlaceholder').length
+                   >= folded;
+            }""", arg=[markdown, hints, folded], timeout=RENDER_TIMEOUT_MS)
         assert page.locator(".jp-Notebook .jp-Cell").count() == len(edition.cells)
         folds = page.locator(".jp-RenderedMarkdown details")
         assert folds.count() == hints
@@ -127,7 +135,7 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
             assert fold.locator("summary").is_visible()
             assert not fold.locator(":scope > :not(summary)").first.is_visible()
         placeholders = page.locator(".jp-CodeCell .jp-InputPlaceholder")
-        assert placeholders.count() == solutions
+        assert placeholders.count() == folded
         text = "\n".join(rendered.all_inner_texts())
         assert [m for m in MARKUP if m in text] == []
         first = folds.first
