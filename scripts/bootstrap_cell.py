@@ -29,6 +29,7 @@ COLAB_EXTRAS = ("micrograd", "mygrad", "autograd", "gymnasium")
 
 TEMPLATE = """\
 # In Colab: install miniautograd {version} (the release that made the outputs below){also}.
+# Elsewhere, install them yourself: pip install {requirements}
 import sys
 
 if "google.colab" in sys.modules:
