@@ -116,8 +116,12 @@ def listing(
     return lines
 
 
-def _count(lines: tuple[str, ...]) -> int:
-    return sum(1 for line in lines if line.startswith("#"))
+def _count(lines: tuple[str, ...]) -> str:
+    """What a listing holds, in the graph's own terms: backward nodes, and the tensors drawn
+    beside them (outputs, leaves), which are no nodes of the autograd graph."""
+    boxes = [line for line in lines if line.startswith("#")]
+    nodes = sum(1 for line in boxes if " next_functions=" in line)
+    return f"{nodes} backward nodes, {len(boxes) - nodes} tensors"
 
 
 @dataclass(frozen=True)
@@ -143,9 +147,9 @@ class GraphComparison:
 
     def __str__(self) -> str:
         if self.equal:
-            return f"same graph ({_count(self.left)} nodes, {self.left_name} and {self.right_name})"
+            return f"same graph ({_count(self.left)}; {self.left_name} and {self.right_name})"
         head = (
-            f"graphs differ ({_count(self.left)} nodes in {self.left_name}, "
+            f"graphs differ ({_count(self.left)} in {self.left_name}; "
             f"{_count(self.right)} in {self.right_name})"
         )
         return "\n".join([head, *([self.note] if self.note else []), *self.diff()])
