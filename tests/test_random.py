@@ -395,3 +395,28 @@ def test_plain_cpu_build_matches_too():
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "same"
+
+
+# -- which kernels: the CPU's own report ------------------------------------------------------
+
+
+def test_the_cpu_report_decides_the_kernels(tmp_path, monkeypatch):
+    """AVX2 and FMA in /proc/cpuinfo's flags mean torch's AVX2 kernels; without that report,
+    NumPy's; with neither, an error that says what to set, not a guess."""
+    report = tmp_path / "cpuinfo"
+    report.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n\n")
+    assert R._x86_has_avx2_fma(str(report))
+    report.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx\n\n")
+    assert not R._x86_has_avx2_fma(str(report))
+    missing = str(tmp_path / "missing")
+    monkeypatch.setattr(R, "_numpy_flags", lambda: ["avx2", "fma"])
+    assert R._x86_has_avx2_fma(missing)
+    monkeypatch.setattr(R, "_numpy_flags", lambda: None)
+    with pytest.raises(RuntimeError, match="ATEN_CPU_CAPABILITY"):
+        R._x86_has_avx2_fma(missing)
+
+
+def test_the_kernels_chosen_are_the_ones_torch_runs():
+    """On this machine: torch's AVX2 or AVX-512 build runs the AVX2 distribution kernels."""
+    torch_capability = torch.backends.cpu.get_cpu_capability()
+    assert (R._CAPABILITY == "avx2") == (torch_capability in ("AVX2", "AVX512")), torch_capability

@@ -76,16 +76,42 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 # ----------------------------------------------------------------------------------------------
 
 
-def _x86_has_avx2_fma() -> bool:
-    """Whether this x86 CPU has AVX2 and FMA, the two features torch's AVX2 build needs."""
+CPUINFO = "/proc/cpuinfo"
+
+
+def _x86_has_avx2_fma(cpuinfo: str = CPUINFO) -> bool:
+    """Whether this x86 CPU has AVX2 and FMA, the two features torch's AVX2 build needs.
+
+    Read from the hardware's own report on Linux, as torch reads it (its cpuinfo library),
+    rather than from NumPy's dispatch table: NumPy's private ``__cpu_features__`` has moved
+    between versions, and ``NPY_DISABLE_CPU_FEATURES`` turns features off there that torch still
+    uses. Elsewhere (an Intel Mac) NumPy's table is the only report at hand. Where neither can
+    be read, say so rather than guess: a wrong guess emulates the other kernels, and every
+    random number would silently differ from torch's.
+    """
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as report:
+            flags = next((line.split(":", 1)[1].split() for line in report
+                          if line.startswith("flags")), None)
+    except OSError:
+        flags = _numpy_flags()
+    if flags is None:
+        raise RuntimeError(
+            f"miniautograd cannot read this x86 CPU's features from {cpuinfo}, so it cannot tell "
+            "which of torch's random kernels to match. Set ATEN_CPU_CAPABILITY=default (torch's "
+            "plain kernels, for both libraries) or ATEN_CPU_CAPABILITY=avx2 (a CPU with AVX2 and "
+            "FMA) before importing either."
+        )
+    return {"avx2", "fma"} <= set(flags)
+
+
+def _numpy_flags() -> list[str] | None:
+    """AVX2 and FMA as NumPy's CPU dispatch reports them, in /proc/cpuinfo's names, if it does."""
     try:
         from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:  # numpy < 2 kept it under numpy.core
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return False
-    return bool(features.get("AVX2") and features.get("FMA3"))
+    except ImportError:
+        return None
+    return [name for name, key in (("avx2", "AVX2"), ("fma", "FMA3")) if features.get(key)]
 
 
 def _cpu_capability() -> str:
@@ -94,11 +120,16 @@ def _cpu_capability() -> str:
     torch's distribution kernels are built for DEFAULT and AVX2 only (an AVX-512 CPU runs the
     AVX2 ones); the environment variable ATEN_CPU_CAPABILITY=default forces the plain build.
     """
-    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+    requested = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if requested == "default" or platform.machine().lower() not in ("x86_64", "amd64", "i686",
+                                                                     "x86"):
         return "default"
-    if platform.machine().lower() in ("x86_64", "amd64", "i686", "x86") and _x86_has_avx2_fma():
-        return "avx2"
-    return "default"
+    try:
+        return "avx2" if _x86_has_avx2_fma() else "default"
+    except RuntimeError:
+        if requested in ("avx2", "avx512"):  # the user said which, where it cannot be read
+            return "avx2"
+        raise
 
 
 _CAPABILITY = _cpu_capability()
