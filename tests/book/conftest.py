@@ -1,4 +1,5 @@
-"""Fixtures of the book tests: the site, built once per session or reused when current."""
+"""Fixtures of the book tests: the site, built once per session or reused when current, and
+headless Chromium."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import build_book
 import pytest
-from site_tools import site_pages
+from playwright.sync_api import Browser, sync_playwright
+from site_tools import ARGS, CHROMIUM, site_pages
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +31,14 @@ def pages(site: Path) -> list[Path]:
     found = site_pages(site)
     assert found, f"no HTML pages under {site}"
     return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's headless Chromium, through Playwright."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-os-deps.sh chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()

@@ -20,3 +20,10 @@ def site_pages(site: Path) -> list[Path]:
     return sorted(
         p for p in site.rglob("*.html") if not ASSET_DIRS & set(p.relative_to(site).parts)
     )
+
+# Debian's Chromium, which Playwright drives (it never downloads a browser of its own).
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]

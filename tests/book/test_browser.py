@@ -30,15 +30,10 @@ from urllib.parse import unquote, urlsplit
 
 import chapter_page
 import pytest
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 from site_tools import ROOT
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 HOST = "127.0.0.1"
 PAGE_TIMEOUT_MS = 30_000
 SCREENSHOTS = ROOT / "_build" / "screenshots"
@@ -178,16 +173,6 @@ def serve(folder: Path) -> Iterator[str]:
 def server(site: Path) -> Iterator[str]:
     with serve(site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-os-deps.sh chromium")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -22,9 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 import reader_edition
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 from site_tools import CHAPTERS, ROOT
-from test_browser import ARGS, CHROMIUM, HOST
+from test_browser import HOST
 
 pytestmark = pytest.mark.slow
 
@@ -88,16 +88,6 @@ def lab(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.terminate()
         server.wait(timeout=30)
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/install-os-deps.sh chromium installs it")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
