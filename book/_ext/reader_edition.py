@@ -37,7 +37,6 @@ from typing import Any
 import nbformat
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util import logging
 
 CHECK_TAG = "book-check"
 SOLUTION_TAG = "solution"
@@ -54,8 +53,6 @@ CHAPTERS = "book/chapters/"
 IMAGES = ("image/svg+xml", "image/png", "image/jpeg")
 # A cell's code folded in JupyterLab and in Colab (its form view).
 FOLDED = {"jupyter": {"source_hidden": True}, "cellView": "form"}
-
-logger = logging.getLogger(__name__)
 
 
 # ---- MyST to Jupyter Markdown -----------------------------------------------------------------
@@ -76,7 +73,7 @@ ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attent
                "error", "seealso"}
 # What of MyST a front end would show raw: labels, roles, directive fences and their options.
 MYST_LEFT = (
-    ("a label line", re.compile(r"^\([\w.:-]+\)=[ \t]*$", re.MULTILINE)),
+    ("a label line", re.compile(LABEL.pattern, re.MULTILINE)),
     ("a role", re.compile(r"\{[a-z][\w:-]*\}`")),
     ("a directive fence", re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{", re.MULTILINE)),
     ("a colon fence", re.compile(r"^[ \t]*:{3,}", re.MULTILINE)),
