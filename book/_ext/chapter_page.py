@@ -29,7 +29,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-CHAPTERS = "book/chapters/"
+CHAPTERS = reader_edition.CHAPTERS
 COLAB = "https://colab.research.google.com/github"
 VERSIONS = re.compile(r"^PyTorch (\S+), miniautograd (\S+)$", re.MULTILINE)
 HIDDEN_TAGS = {"remove-cell", "remove-input", reader_edition.CHECK_TAG}

@@ -256,8 +256,8 @@ def sphinx_resolver(app: Sphinx) -> Resolve:
             doc, anchor = terms[target.lower()]
             return Target(page(doc), anchor)
         if role == "doc":
-            doc = normpath(join(dirname(docname), target)) if not target.startswith("/") \
-                else target.lstrip("/")
+            doc = (target.lstrip("/") if target.startswith("/")
+                   else normpath(join(dirname(docname), target)))
             if doc in env.titles:
                 return Target(page(doc), "", env.titles[doc].astext())
         raise UnknownMySTError(f"{docname}: cannot resolve {{{role}}}`{target}`")

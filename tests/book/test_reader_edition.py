@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import bootstrap_cell
+import chapter_page
 import nbformat
 import pytest
 import reader_edition
@@ -31,7 +32,6 @@ TOLERANCE_PROSE = re.compile(r"\bthe cell checks\b|\bchecks that it\b|\bthe cell
 # A check in a code cell: an assertion, or an error raised because a claim failed.
 CHECK_CODE = re.compile(r"raise (RuntimeError|AssertionError)\(\s*f?[\"']expected|^\s*assert ",
                         re.MULTILINE)
-HIDDEN_ON_SITE = {"remove-cell", "remove-input", reader_edition.CHECK_TAG}
 
 
 def fake_resolve(role: str, target: str, docname: str) -> Target:
@@ -296,7 +296,7 @@ def test_the_site_labels_every_solution_and_folds_it(site: Path) -> None:
 def test_checks_live_in_verification_cells(chapter: Path) -> None:
     shown = []
     for n, cell in enumerate(nbformat.read(chapter, as_version=4).cells):
-        hidden = HIDDEN_ON_SITE & set(cell.metadata.get("tags", []))
+        hidden = chapter_page.HIDDEN_TAGS & set(cell.metadata.get("tags", []))
         if cell.cell_type == "code" and not hidden and CHECK_CODE.search(cell.source):
             shown.append(f"cell {n}: a check in a visible cell")
         if cell.cell_type == "markdown" and TOLERANCE_PROSE.search(cell.source):
