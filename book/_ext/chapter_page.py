@@ -7,17 +7,24 @@
   ``PyTorch <torch.__version__>, miniautograd <miniautograd.__version__>``; nobody types
   them. The Colab link opens the reader's edition on the repository's ``notebooks`` branch
   (``repository`` in _config.yml; the Pages workflow publishes that branch with the site).
+- Printed outputs: one laid out in columns or by indentation (printed source, a table, a
+  tensor over several lines) is marked ``aligned``: site.css keeps its lines whole and lets it
+  scroll sideways, with a shadow at the edge that has more; any other output (a sentence, an
+  error message) wraps inside the column.
 - Output images: alt text from the cell's metadata ``alt`` (a string, or one string per
   image output), else from a figure's caption; loaded lazily (the first screen of a chapter
   costs what it shows); a drawing whose smallest text would be under 10 px at the
-  column's width spans the wider, full-width column; and every image wider than a phone
-  screen links to its full-size file.
+  column's width spans the wider, full-width column; on a phone, one whose text would be
+  under 9 px at the column's width keeps the width that makes it 9.5 px and scrolls
+  sideways, with a note that says so; and every image wider than a phone screen links to a
+  page that shows it at full size, which a phone can zoom.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
 import re
 import struct
 from pathlib import Path
@@ -38,6 +45,11 @@ HIDDEN_TAGS = {"remove-cell", "remove-input", reader_edition.CHECK_TAG}
 COLUMN = 750
 PHONE = 360
 SMALLEST_TEXT = 10.0  # px, at the width the page shows a drawing on desktop
+PHONE_SMALLEST_TEXT = 9.0  # px, as a phone (390 px) shows it
+
+# An output laid out in columns: an indented line, a run of spaces between two words, or
+# box-drawing characters.
+ALIGNED = re.compile(r"^[ \t]+\S|\S {2,}\S|[\u2500-\u257f]", re.MULTILINE)
 
 logger = logging.getLogger(__name__)
 
@@ -154,6 +166,9 @@ def _outputs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if app.builder.format != "html" or not docname.startswith(CHAPTERS):
         return
     _alt_texts(doctree)
+    for block in doctree.findall(nodes.literal_block):
+        if "output" in block["classes"] and ALIGNED.search(block.astext()):
+            block["classes"].append("aligned")
     for node in list(doctree.findall(nodes.image)):
         node["loading"] = "lazy"
         if not node.get("alt") and _figure_caption(node):
@@ -182,28 +197,83 @@ def _ancestors(node: nodes.Node) -> list[nodes.Element]:
 
 
 IMG = re.compile(r'<img ([^>]*?)src="([^"]*_images/([^"/]+))"([^>]*?)/?>')
+ALT = re.compile(r'\balt="([^"]*)"')
+FULL_SIZE_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>body {{ margin: 0; background: #fff; }}
+img {{ display: block; width: {width}px; max-width: none; height: auto; }}</style>
+</head>
+<body><img src="{name}" alt="{title}" width="{width}"></body>
+</html>
+"""
+
+
+# The full-size page of each linked image, by image file name, written when the build ends.
+FULL_SIZE_PAGES: dict[str, str] = {}
+
+
+def full_size_page(name: str, width: float, alt: str) -> str:
+    """A page that shows one image at its natural size: a phone zooms a page with a viewport
+    of its own width, where it lays a bare SVG out at 980 px and shrinks it to fit."""
+    return FULL_SIZE_PAGE.format(title=html.escape(alt or name), width=round(width),
+                                 name=html.escape(name))
+
+
+def readable_width(width: float, text: float | None) -> int | None:
+    """The width, in CSS px, at which an image's smallest text is 9.5 px, where a phone's
+    column would show it under PHONE_SMALLEST_TEXT; None where the column is wide enough."""
+    if text is None or not width or text * min(width, PHONE) / width >= PHONE_SMALLEST_TEXT:
+        return None
+    return math.ceil(width * (PHONE_SMALLEST_TEXT + 0.5) / text)
 
 
 def _link_wide_images(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                       doctree: Any) -> None:
-    """Wrap every output image wider than a phone's column in a link to its full-size file."""
+    """Wrap every output image wider than a phone's column in a link to a page that shows it
+    at full size, and one whose text a phone would shrink too far in a frame that keeps it
+    readable (site.css scrolls it on a phone)."""
     if not pagename.startswith(CHAPTERS) or "body" not in context:
         return
     sources = {name: Path(app.srcdir) / src for src, name in app.builder.images.items()}
 
     def link(match: re.Match[str]) -> str:
-        source = sources.get(match.group(3))
-        if source is None or not source.is_file() or image_facts(source)[0] <= PHONE:
+        name = match.group(3)
+        source = sources.get(name)
+        if source is None or not source.is_file():
             return match.group(0)
-        return (
-            f'<a class="full-size-link" href="{match.group(2)}" title="Open the full-size image">'
-            f"{match.group(0)}</a>"
+        width, text = image_facts(source)
+        if width <= PHONE:
+            return match.group(0)
+        alt = ALT.search(match.group(0))
+        alt_text = html.unescape(alt.group(1)) if alt else ""
+        FULL_SIZE_PAGES[name] = full_size_page(name, width, alt_text)
+        linked = (
+            f'<a class="full-size-link" href="{match.group(2)}.html" '
+            f'title="Open the full-size image">{match.group(0)}</a>'
         )
+        readable = readable_width(width, text)
+        if readable is None:
+            return linked
+        style = f"--readable-width: {readable}px"
+        return f'<span class="readable-figure" style="{style}">{linked}</span>'
 
     context["body"] = IMG.sub(link, context["body"])
+
+
+def _write_full_size_pages(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    folder = Path(app.outdir) / "_images"
+    for name, page in FULL_SIZE_PAGES.items():
+        (folder / f"{name}.html").write_text(page, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict[str, object]:
     app.connect("doctree-resolved", _outputs)
     app.connect("html-page-context", _link_wide_images)
+    app.connect("build-finished", _write_full_size_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

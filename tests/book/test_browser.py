@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -41,7 +42,8 @@ MODES = ("light", "dark")
 PHONE, TABLET, DESKTOP = 390, 900, 1366
 HEIGHT = {PHONE: 844, TABLET: 1100, DESKTOP: 900}
 CHAPTER_BUDGET = 1_500_000  # bytes of a chapter's cold load, uncompressed
-SMALLEST_TEXT = chapter_page.SMALLEST_TEXT  # px, drawing text at page width on desktop
+SMALLEST_TEXT = chapter_page.SMALLEST_TEXT  # px, drawing text as shown on a desktop
+PHONE_SMALLEST_TEXT = chapter_page.PHONE_SMALLEST_TEXT  # px, as shown on a phone
 CONTRAST = 4.5
 
 # The theme's script resolves data-theme="auto" to the system's colours; until it has run
@@ -50,7 +52,7 @@ THEME_SET = "() => ['light', 'dark'].includes(document.documentElement.dataset.t
 THEME_TIMEOUT_MS = 10_000
 
 # Runs in the page once it went idle: the cold load first, then what a reader would see.
-INSPECT = """async ({desktop, minContrast, smallestText}) => {
+INSPECT = """async ({minContrast, smallestText}) => {
   const entries = [...performance.getEntriesByType('navigation'),
                    ...performance.getEntriesByType('resource')];
   const coldBytes = entries.reduce((sum, e) => sum + e.decodedBodySize, 0);
@@ -91,8 +93,36 @@ INSPECT = """async ({desktop, minContrast, smallestText}) => {
       }
     }
   }
+  // Printed source and column-aligned outputs (indented lines, or runs of spaces between
+  // columns) must keep every line whole: they may scroll sideways, with a visible cue. Prose
+  // (an error message, a sentence) must wrap instead. The test tells them apart by itself.
+  const aligned = text => /^[ \\t]+\\S|\\S {2,}\\S|[\\u2500-\\u257f]/m.test(text);
+  const visualLines = pre => {  // line boxes the text is laid out in
+    const tops = [];
+    const range = document.createRange();
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      range.selectNodeContents(n);
+      for (const r of range.getClientRects()) { if (r.width > 0) tops.push(r.top); }
+    }
+    tops.sort((a, b) => a - b);
+    return tops.reduce(([count, last], top) => top - last > 2 ? [count + 1, top] : [count, last],
+                       [0, -1e9])[0];
+  };
+  const wraps = pre => visualLines(pre)
+    > pre.textContent.split('\\n').filter(line => line.trim()).length;
+  const scrollsSideways = e => e.scrollWidth > e.clientWidth + 1
+    && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const cued = e => {  // a shadow at the edge that has more (a local background), or a note
+    const style = getComputedStyle(e);
+    const note = getComputedStyle(e, '::before').content;
+    return (/gradient/.test(style.backgroundImage) && style.backgroundAttachment.includes('local'))
+      || (note && note !== 'none' && note !== 'normal');
+  };
   const overflowing = [];
   const unwrapped = [];
+  const brokenLines = [];
+  const uncued = [];
   for (const block of document.querySelectorAll('.bd-article div.cell_output > *')) {
     const cell = block.closest('div.cell');
     const text = block.textContent.trim().slice(0, 70);
@@ -103,18 +133,31 @@ INSPECT = """async ({desktop, minContrast, smallestText}) => {
     }
     const box = block.getBoundingClientRect();
     const right = cell && cell.classList.contains('tag_full-width') ? innerWidth : articleBox.right;
-    const scrolls = [block, ...block.querySelectorAll('*')].some(e => !e.closest('svg')
-      && e.scrollWidth > e.clientWidth + 1
-      && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX));
-    if (scrolls || box.right > right + 1) overflowing.push(text || block.className);
-    for (const pre of block.querySelectorAll('pre')) {
-      if (getComputedStyle(pre).whiteSpace !== 'pre-wrap') unwrapped.push(text);
+    const scrollers = [block, ...block.querySelectorAll('*')].filter(
+      e => !e.closest('svg') && scrollsSideways(e));
+    for (const e of scrollers) {
+      const pre = e.tagName === 'PRE' ? e : null;
+      if (pre && !aligned(pre.textContent)) overflowing.push(text || block.className);
+      else if (!cued(e)) uncued.push(`output: ${text || e.className}`);
     }
+    if (box.right > right + 1) overflowing.push(text || block.className);
+    for (const pre of block.querySelectorAll('pre')) {
+      if (aligned(pre.textContent)) {
+        if (wraps(pre)) brokenLines.push(`output: ${pre.textContent.trim().slice(0, 70)}`);
+      } else if (getComputedStyle(pre).whiteSpace !== 'pre-wrap') {
+        unwrapped.push(text);
+      }
+    }
+  }
+  for (const pre of document.querySelectorAll('.bd-article div.cell_input pre')) {
+    const text = pre.textContent.trim().slice(0, 70);
+    if (wraps(pre)) brokenLines.push(`code: ${text}`);
+    if (scrollsSideways(pre) && !cued(pre)) uncued.push(`code: ${text}`);
   }
   // Drawing text: inline SVG (the stepper) from its own font sizes; image files are sized
   // by the test from the file.
   const smallText = [];
-  if (desktop) {
+  {
     for (const svg of document.querySelectorAll('.bd-article div.cell_output svg')) {
       const box = svg.getBoundingClientRect();
       const view = svg.viewBox && svg.viewBox.baseVal;
@@ -148,7 +191,7 @@ INSPECT = """async ({desktop, minContrast, smallestText}) => {
                               drawn: i.complete && i.naturalWidth > 0})),
     pageScrolls: document.documentElement.scrollWidth > innerWidth + 1,
     headerHeight: header ? header.getBoundingClientRect().height : 0,
-    overflowing, unwrapped, smallText, lowContrast, coveredSearch,
+    overflowing, unwrapped, brokenLines, uncued, smallText, lowContrast, coveredSearch,
   };
 }"""
 
@@ -244,8 +287,8 @@ def open_page(
         page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
         with suppress(PlaywrightError):  # on a busy machine the theme's script may come late
             page.wait_for_function(THEME_SET, timeout=THEME_TIMEOUT_MS)
-        seen = page.evaluate(INSPECT, {"desktop": width >= DESKTOP, "minContrast": CONTRAST,
-                                       "smallestText": SMALLEST_TEXT})
+        seen = page.evaluate(INSPECT, {"minContrast": CONTRAST,
+                                       "smallestText": smallest_text(width)})
         found += reader_problems(seen, mode, width, page, site)
         stem = name.removesuffix(".html").replace("/", "_")
         shot = SCREENSHOTS / f"{stem}-{width}-{mode}.png"
@@ -266,6 +309,8 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
     found += [f"image not drawn: {i['src']}" for i in seen["images"] if not i["drawn"]]
     found += [f"output runs off the column or scrolls sideways: {t!r}" for t in seen["overflowing"]]
     found += [f"output does not wrap: {t!r}" for t in seen["unwrapped"]]
+    found += [f"a line of code or of an aligned output wraps: {t!r}" for t in seen["brokenLines"]]
+    found += [f"scrolls sideways with no cue: {t!r}" for t in seen["uncued"]]
     found += [f"drawing text {t}" for t in seen["smallText"]]
     found += [f"contrast under {CONTRAST}:1: {t}" for t in seen["lowContrast"]]
     found += [f"the search icon covers the field's text: {t}" for t in seen["coveredSearch"]]
@@ -273,14 +318,19 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
         found.append("the page scrolls sideways")
     if seen["headerHeight"] > 0:
         found.append(f"an empty top bar, {seen['headerHeight']:.0f} px high")
-    if width >= DESKTOP and site is not None:
+    if site is not None:
         for image in seen["images"]:
-            found += small_image_text(image, page, site)
+            found += small_image_text(image, page, site, smallest_text(width))
     return found
 
 
-def small_image_text(image: dict, page: Page, site: Path) -> list[str]:
-    """An SVG output image whose smallest text, at the width the page shows it, is < 10 px."""
+def smallest_text(width: int) -> float:
+    """The smallest drawing text allowed at a window width: a phone is held closer."""
+    return SMALLEST_TEXT if width >= DESKTOP else PHONE_SMALLEST_TEXT
+
+
+def small_image_text(image: dict, page: Page, site: Path, smallest: float) -> list[str]:
+    """An SVG output image whose smallest text, at the width the page shows it, is too small."""
     src = unquote(urlsplit(page.url).path).rsplit("/", 1)[0] + "/" + image["src"]
     path = (site / src.lstrip("/")).resolve()
     if path.suffix != ".svg" or not path.is_file():
@@ -289,7 +339,7 @@ def small_image_text(image: dict, page: Page, site: Path) -> list[str]:
     if text is None or not natural:
         return []
     shown = text * image["width"] / natural
-    return [f"{path.name}: text {shown:.1f} px"] if shown < SMALLEST_TEXT else []
+    return [f"{path.name}: text {shown:.1f} px"] if shown < smallest else []
 
 
 # ---- the check itself, on a page made to fail ---------------------------------------------------
@@ -308,6 +358,9 @@ def test_the_page_check_reports_what_a_reader_would_see_broken(
         <pre style="overflow-x: auto">{long}</pre></div></div></div>
         <div class="cell tag_wide-table"><div class="cell_output"><div class="output">
         <pre style="overflow-x: auto">{long}</pre></div></div></div>
+        <div class="cell"><div class="cell_input"><pre style="overflow-x: auto">def f():
+            return {long}</pre></div><div class="cell_output"><div class="output">
+        <pre style="white-space: pre-wrap">  a    b\n  1    {long}</pre></div></div></div>
         <form class="bd-search" style="position: relative"><i style="position: absolute;
         left: 4px; display: inline-block; width: 16px; height: 16px"></i><input
         style="padding-left: 6px" placeholder="Search"></form>
@@ -327,10 +380,40 @@ def test_the_page_check_reports_what_a_reader_would_see_broken(
         "output runs off the column or scrolls sideways: 'RuntimeError: xxx",
         "output does not wrap: ",
         "output runs off the column or scrolls sideways: 'wide table without its note",
+        "a line of code or of an aligned output wraps: 'output: a    b",
+        "scrolls sideways with no cue: 'code: def f():",
         "an empty top bar",
         "the search icon covers the field's text: ",
     ]
     assert [any(f.startswith(e) for f in found) for e in expected] == [True] * len(expected), found
+
+
+@pytest.mark.slow
+def test_a_phone_opens_a_drawing_full_size_at_its_own_width(
+    browser: Browser, server: str, site: Path
+) -> None:
+    """Mobile Chromium lays a bare SVG out at 980 px and shrinks it to the screen; the
+    full-size page has a viewport of the phone's own width, so the drawing is shown at its
+    natural size, to scroll and zoom."""
+    chapter = site / "book/chapters/05_dynamic_and_static_graphs.html"
+    links = re.findall(r'class="full-size-link" href="([^"]+)"', chapter.read_text("utf-8"))
+    assert links and all(link.endswith(".svg.html") for link in links), links
+    ctx = browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
+                              is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    bare_widths = []
+    for link in links:
+        image = (chapter.parent / link.removesuffix(".html")).resolve()
+        page.goto(f"{server}/book/chapters/{link.removesuffix('.html')}", wait_until="networkidle")
+        bare_widths.append(page.evaluate("() => document.documentElement.clientWidth"))
+        page.goto(f"{server}/book/chapters/{link}", wait_until="networkidle")
+        viewport, width = page.evaluate("""() => [document.documentElement.clientWidth,
+            document.querySelector('img').getBoundingClientRect().width]""")
+        assert (viewport, round(width)) == (PHONE, round(chapter_page.image_facts(image)[0]))
+    page.screenshot(path=str(SCREENSHOTS / "full-size-390.png"))
+    ctx.close()
+    # What the link opened before, the bare file, is laid out wider than the phone, zoomed out.
+    assert min(bare_widths) > PHONE, bare_widths
 
 
 # ---- navigation ---------------------------------------------------------------------------------
