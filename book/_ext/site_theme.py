@@ -12,6 +12,10 @@
   ten icons as SVG; the theme's CSS draws the same icons with its icon font), and the
   article, not the whole ``<main>`` with its sidebars and print-only table of contents, is
   the ``role="main"`` region that Sphinx's search reads its snippets from.
+- Inline code may break only after ``.``, ``_`` or ``(`` (a ``<wbr>`` there), never inside a
+  name: ``torch.no_grad()`` breaks as ``torch.|no_|grad(|)``, not ``torch.no_gr|ad()``.
+- On a phone, each row of a prose table is a card: every cell under its column's name
+  (a label the build adds to each cell, shown only there), so that no column is cut off.
 - The icon font is cut down, after the build, to the glyphs the site uses (from ~370 kB of
   WOFF2 to a few kB of WOFF), under the theme's own font-family names.
 """
@@ -22,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
@@ -62,6 +67,50 @@ def article_is_main(html: str) -> str:
     )
     head, sep, tail = moved.rpartition("</main>")
     return head + "</div>" + tail if sep else html
+
+
+INLINE_CODE = re.compile(r'(<code class="docutils literal notranslate">)(.*?)(</code>)', re.S)
+TAG_OR_TEXT = re.compile(r"(<[^>]*>)|([^<]+)")
+BREAK_AFTER = re.compile(r"([._(])(?=[^\s<])")
+
+
+def breakable_code(html: str) -> str:
+    """``<wbr>`` after every ``.``, ``_`` and ``(`` inside inline code (not at its end)."""
+
+    def code(match: re.Match[str]) -> str:
+        inner = TAG_OR_TEXT.sub(
+            lambda m: m.group(1) or BREAK_AFTER.sub(r"\1<wbr>", m.group(2)), match.group(2)
+        )
+        return match.group(1) + inner + match.group(3)
+
+    return INLINE_CODE.sub(code, html)
+
+
+def _breakable_code(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                    doctree: Any) -> None:
+    if "body" in context:
+        context["body"] = breakable_code(context["body"])
+
+
+def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Give each body cell of a prose table its column's name, for the phone layout."""
+    if app.builder.format != "html":
+        return
+    for table in doctree.findall(nodes.table):
+        head = next(iter(table.findall(nodes.thead)), None)
+        body = next(iter(table.findall(nodes.tbody)), None)
+        if head is None or body is None:
+            continue
+        names = [entry.astext() for entry in head.findall(nodes.entry)]
+        table["classes"].append("cards-on-phone")
+        for row in body.findall(nodes.row):
+            for name, entry in zip(names, row.findall(nodes.entry), strict=False):
+                label = nodes.inline("", f"{name}: ", classes=["cell-label"])
+                first = entry.children[0] if entry.children else None
+                if isinstance(first, nodes.paragraph):
+                    first.insert(0, label)
+                else:
+                    entry.insert(0, nodes.paragraph("", "", label))
 
 
 def _filters(app: Sphinx) -> None:
@@ -150,5 +199,7 @@ def _subset_icons(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict[str, object]:
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _filters)
+    app.connect("doctree-resolved", _label_table_cells)
+    app.connect("html-page-context", _breakable_code)
     app.connect("build-finished", _subset_icons)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,11 +3,14 @@ phone (390 px) and on a desktop (1366 px), in light and dark mode (a first visit
 follows the system's, nothing is stored yet).
 
 Each visit checks what a reader would see broken: a console error, a failed request, a
-request to any host but the local server, math not typeset, an image not drawn, an output
-block that runs off the column or scrolls sideways (only a cell tagged ``wide-table`` may),
-an error or warning that does not wrap, drawing text under 10 px (desktop), stepper text
-under 4.5:1 contrast; and it weighs the cold load (every byte the page fetched before it
-went idle; a chapter may take 1.5 MB). Full-page screenshots go to
+request to any host but the local server, math not typeset, an image not drawn; an output
+block that runs off the column or a prose output (a sentence, an error) that scrolls or does
+not wrap; a line of code or of an aligned output (indented, or in columns) that wraps; a
+block that scrolls sideways with no cue; inline code broken inside a name; a prose table
+wider than the column; drawing text under 10 px on a desktop or 9 px on a phone; a drawn
+edge or label of a Graphviz drawing under 3:1 against what is behind it, as the page shows
+it (dark mode dims images); stepper text under 4.5:1 contrast; and it weighs the cold load
+(every byte the page fetched before it went idle; a chapter may take 1.5 MB). Full-page screenshots go to
 _build/screenshots/<page>-<width>-<mode>.png and the weights to _build/screenshots/cold-load.json.
 
 Also here: the menu and the in-page contents open on a phone, a tablet and a desktop, and a
@@ -30,6 +33,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import chapter_page
+import drawing_contrast
 import pytest
 from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Error as PlaywrightError
@@ -45,6 +49,7 @@ CHAPTER_BUDGET = 1_500_000  # bytes of a chapter's cold load, uncompressed
 SMALLEST_TEXT = chapter_page.SMALLEST_TEXT  # px, drawing text as shown on a desktop
 PHONE_SMALLEST_TEXT = chapter_page.PHONE_SMALLEST_TEXT  # px, as shown on a phone
 CONTRAST = 4.5
+MIN_DRAWN_CONTRAST = 3.0  # WCAG's minimum for graphical objects: a drawing's lines and labels
 
 # The theme's script resolves data-theme="auto" to the system's colours; until it has run
 # the page has neither theme's colours. A page that never gets there is reported.
@@ -81,6 +86,13 @@ INSPECT = """async ({minContrast, smallestText}) => {
       if (c && !c.startsWith('rgba(0, 0, 0, 0)') && c !== 'transparent') { return c; }
     }
     return getComputedStyle(document.body).backgroundColor;
+  };
+  const filterOf = e => {  // the filter a drawing is seen through (the theme dims images)
+    for (; e; e = e.parentElement) {
+      const f = getComputedStyle(e).filter;
+      if (f && f !== 'none') return f;
+    }
+    return '';
   };
   const lowContrast = [];
   for (const root of document.querySelectorAll('.mag-stepper, p.chapter-run')) {
@@ -154,6 +166,35 @@ INSPECT = """async ({minContrast, smallestText}) => {
     if (wraps(pre)) brokenLines.push(`code: ${text}`);
     if (scrollsSideways(pre) && !cued(pre)) uncued.push(`code: ${text}`);
   }
+  // Inline code breaks after ".", "_", "(", before "[" or at a space, never inside a name;
+  // a prose table fits the column (on a phone, its rows become cards).
+  const midName = [];
+  const range = document.createRange();
+  for (const code of document.querySelectorAll('.bd-article code.literal')) {
+    if (code.getClientRects().length < 2) continue;
+    let top = null, before = '', space = false;  // a space since the last character drawn
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (let i = 0; i < n.length; i++) {
+        const char = n.data[i];
+        if (/\\s/.test(char)) { space = true; continue; }
+        range.setStart(n, i);
+        range.setEnd(n, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box) continue;
+        const allowed = space || /[._(]/.test(before) || char === '[';  // "[0]" may start a line
+        if (top !== null && box.top - top > 2 && !allowed) {
+          midName.push(`${code.textContent} (between "${before}" and "${char}")`);
+        }
+        [top, before, space] = [box.top, char, false];
+      }
+    }
+  }
+  const cutTables = [...document.querySelectorAll('.bd-article table')]
+    .filter(t => !t.closest('div.cell_output'))
+    .filter(t => [t, t.parentElement].some(scrollsSideways) || t.getBoundingClientRect().right
+                 > articleBox.right + 1)
+    .map(t => t.textContent.trim().slice(0, 60));
   // Drawing text: inline SVG (the stepper) from its own font sizes; image files are sized
   // by the test from the file.
   const smallText = [];
@@ -188,10 +229,15 @@ INSPECT = """async ({minContrast, smallestText}) => {
     math: math.length,
     untypeset: math.filter(m => !m.querySelector('mjx-container svg')).map(m => m.textContent),
     images: images.map(i => ({src: i.getAttribute('src'), width: i.getBoundingClientRect().width,
-                              drawn: i.complete && i.naturalWidth > 0})),
+                              drawn: i.complete && i.naturalWidth > 0,
+                              filter: filterOf(i), background: background(i)})),
+    inlineDrawings: [...document.querySelectorAll('.bd-article div.cell_output svg')]
+      .filter(s => s.querySelector('g.graph'))
+      .map(s => ({svg: s.outerHTML, filter: filterOf(s), background: background(s)})),
     pageScrolls: document.documentElement.scrollWidth > innerWidth + 1,
     headerHeight: header ? header.getBoundingClientRect().height : 0,
-    overflowing, unwrapped, brokenLines, uncued, smallText, lowContrast, coveredSearch,
+    overflowing, unwrapped, brokenLines, uncued, midName, cutTables, smallText, lowContrast,
+    coveredSearch,
   };
 }"""
 
@@ -311,6 +357,8 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
     found += [f"output does not wrap: {t!r}" for t in seen["unwrapped"]]
     found += [f"a line of code or of an aligned output wraps: {t!r}" for t in seen["brokenLines"]]
     found += [f"scrolls sideways with no cue: {t!r}" for t in seen["uncued"]]
+    found += [f"inline code breaks inside a name: {t!r}" for t in seen["midName"]]
+    found += [f"a table does not fit the column: {t!r}" for t in seen["cutTables"]]
     found += [f"drawing text {t}" for t in seen["smallText"]]
     found += [f"contrast under {CONTRAST}:1: {t}" for t in seen["lowContrast"]]
     found += [f"the search icon covers the field's text: {t}" for t in seen["coveredSearch"]]
@@ -318,10 +366,30 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
         found.append("the page scrolls sideways")
     if seen["headerHeight"] > 0:
         found.append(f"an empty top bar, {seen['headerHeight']:.0f} px high")
+    for drawing in seen["inlineDrawings"]:
+        found += faint_drawing("inline drawing", drawing["svg"], drawing)
     if site is not None:
         for image in seen["images"]:
             found += small_image_text(image, page, site, smallest_text(width))
+            path = image_file(image, page, site)
+            if path is not None and path.suffix == ".svg":
+                found += faint_drawing(path.name, path.read_text(encoding="utf-8"), image)
     return found
+
+
+def image_file(image: dict, page: Page, site: Path) -> Path | None:
+    src = unquote(urlsplit(page.url).path).rsplit("/", 1)[0] + "/" + image["src"]
+    path = (site / src.lstrip("/")).resolve()
+    return path if path.is_file() else None
+
+
+def faint_drawing(name: str, svg: str, shown: dict) -> list[str]:
+    """Edges and labels of a Graphviz drawing under MIN_DRAWN_CONTRAST, as the page shows them."""
+    if 'class="graph"' not in svg:
+        return []  # a plot: its lines are data, coloured by series
+    faint = [(what, r) for what, r in drawing_contrast.lowest_contrasts(
+        svg, shown["filter"], shown["background"]) if r < MIN_DRAWN_CONTRAST]
+    return [f"{name}: {what} at {r:.2f}:1" for what, r in faint]
 
 
 def smallest_text(width: int) -> float:
@@ -331,9 +399,8 @@ def smallest_text(width: int) -> float:
 
 def small_image_text(image: dict, page: Page, site: Path, smallest: float) -> list[str]:
     """An SVG output image whose smallest text, at the width the page shows it, is too small."""
-    src = unquote(urlsplit(page.url).path).rsplit("/", 1)[0] + "/" + image["src"]
-    path = (site / src.lstrip("/")).resolve()
-    if path.suffix != ".svg" or not path.is_file():
+    path = image_file(image, page, site)
+    if path is None or path.suffix != ".svg":
         return []
     natural, text = chapter_page.image_facts(path)
     if text is None or not natural:

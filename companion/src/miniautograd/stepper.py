@@ -197,11 +197,11 @@ CSS = """
 .mag-stepper.mag-js .mag-frame figcaption{display:none}
 .mag-stepper.mag-js .mag-frame{display:none}
 .mag-stepper.mag-js .mag-frame.mag-on{display:block}
-.mag-stepper button{font:inherit;padding:.15em .7em;cursor:pointer;color:#1f2328;
-  background:#f1f3f5;border:1px solid #868e96;border-radius:4px}
-.mag-stepper button:disabled{color:#495057;cursor:default}
-.mag-stepper .mag-count{color:#1f2328}
-.mag-stepper input[type=range]{flex:1;max-width:22em;accent-color:#1c6fb8}
+.mag-stepper button{font:inherit;min-width:44px;min-height:44px;padding:.3em .9em;
+  cursor:pointer;color:#1f2328;background:#f1f3f5;border:1px solid #868e96;border-radius:4px}
+.mag-stepper button[aria-disabled=true]{color:#495057;cursor:default}
+.mag-stepper input[type=range]{flex:1;max-width:22em;min-height:44px;margin:0;
+  accent-color:#1c6fb8}
 .mag-stepper :focus-visible{outline:2px solid #1c6fb8;outline-offset:2px}
 """
 
@@ -219,7 +219,6 @@ JS = """
   var slider = root.querySelector('.mag-slider');
   var prev = root.querySelector('.mag-prev');
   var next = root.querySelector('.mag-next');
-  var count = root.querySelector('.mag-count');
   var caption = root.querySelector('.mag-caption');
   var last = frames.length - 1;
   function show(k) {
@@ -227,10 +226,22 @@ JS = """
     for (var i = 0; i <= last; i++) { frames[i].classList.toggle('mag-on', i === k); }
     slider.value = String(k);
     slider.setAttribute('aria-valuetext', 'step ' + k + ' of ' + last);
-    count.textContent = 'step ' + k + ' / ' + last;
     caption.textContent = frames[k].querySelector('figcaption').textContent;
-    prev.disabled = k === 0;
-    next.disabled = k === last;
+    // At either end a button says it does nothing but stays focusable: a disabled button
+    // would drop the keyboard's focus to the page.
+    prev.setAttribute('aria-disabled', String(k === 0));
+    next.setAttribute('aria-disabled', String(k === last));
+  }
+  // Room for the longest caption, so that the drawing under it does not move between steps.
+  function reserve() {
+    var shown = caption.textContent, tallest = 0;
+    caption.style.minHeight = '';
+    for (var i = 0; i <= last; i++) {
+      caption.textContent = frames[i].querySelector('figcaption').textContent;
+      tallest = Math.max(tallest, caption.offsetHeight);
+    }
+    caption.textContent = shown;
+    if (tallest) { caption.style.minHeight = tallest + 'px'; }
   }
   prev.addEventListener('click', function () { show(+slider.value - 1); });
   next.addEventListener('click', function () { show(+slider.value + 1); });
@@ -244,6 +255,8 @@ JS = """
     show(to);
   });
   show(0);
+  reserve();
+  window.addEventListener('resize', reserve);
 })();
 """
 
@@ -252,8 +265,7 @@ CONTROLS = (
     '<button type="button" class="mag-prev" aria-label="previous step">◀ prev</button>'
     '<input type="range" class="mag-slider" min="0" max="%(last)d" step="1" value="0"'
     ' aria-label="step">'
-    '<button type="button" class="mag-next" aria-label="next step">next ▶</button>'
-    '<span class="mag-count">step 0 / %(last)d</span></div>'
+    '<button type="button" class="mag-next" aria-label="next step">next ▶</button></div>'
     '<p class="mag-caption" aria-live="polite"></p>'
 )
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..graph._dot import FILL, _new_digraph
+from ..graph._dot import FILL, WRITE, _new_digraph
 from ._dataflow import Tensor, flatten, shape_text, topological_order
 
 _FILL = {"Placeholder": FILL["leaf"], "VariableV2": FILL["parameter"], "Const": "#ffffff",
@@ -58,7 +58,7 @@ def draw(fetches: Any, *, gradient_scope: str = "gradients") -> Any:
         for source in node.inputs:
             g.edge(source.name, node.name)
         if node.op == "Assign":
-            g.edge(node.name, node.attrs["ref"].name, style="dashed", color=FILL["saved"],
+            g.edge(node.name, node.attrs["ref"].name, style="dashed", color=WRITE,
                    constraint="false")
     return g
 
