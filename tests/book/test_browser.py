@@ -10,8 +10,9 @@ block that scrolls sideways with no cue; inline code broken inside a name; a pro
 wider than the column; drawing text under 10 px on a desktop or 9 px on a phone; a drawn
 edge or label of a Graphviz drawing under 3:1 against what is behind it, as the page shows
 it (dark mode dims images); stepper text under 4.5:1 contrast; and it weighs the cold load
-(every byte the page fetched before it went idle; a chapter may take 1.5 MB). Full-page screenshots go to
-_build/screenshots/<page>-<width>-<mode>.png and the weights to _build/screenshots/cold-load.json.
+(every byte the page fetched before it went idle; a chapter may take 1.5 MB). Full-page
+screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the weights to
+_build/screenshots/cold-load.json.
 
 Also here: the menu and the in-page contents open on a phone, a tablet and a desktop, and a
 search finds the chapter a word is about, with snippets from the pages' text.
