@@ -484,6 +484,62 @@ def test_a_phone_opens_a_drawing_full_size_at_its_own_width(
     assert min(bare_widths) > PHONE, bare_widths
 
 
+@pytest.mark.slow
+def test_a_touch_phone_shows_what_hover_shows_and_the_contents_get_out_of_the_way(
+    browser: Browser, server: str
+) -> None:
+    ctx = browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
+                              is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(f"{server}/book/chapters/04_detach_and_no_grad.html", wait_until="networkidle")
+    shown = page.evaluate("""() => [
+      getComputedStyle(document.querySelector('div.highlight button.copybtn')).opacity,
+      getComputedStyle(document.querySelector('h2 a.headerlink')).visibility]""")
+    assert shown == ["1", "visible"]
+    page.click(".secondary-toggle")
+    contents = "#pst-secondary-sidebar-modal"
+    page.wait_for_function(f"() => document.querySelector('{contents}').open")
+    page.locator(f"{contents} a[href^='#']").nth(2).tap()
+    page.wait_for_function(f"() => !document.querySelector('{contents}').open")
+    page.evaluate("() => window.scrollTo(0, 3000)")
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('#pst-back-to-top')).display !== 'none'")
+    button = page.evaluate("""() => { const r = document.querySelector('#pst-back-to-top')
+      .getBoundingClientRect(); return [r.left, r.right, r.width, r.height]; }""")
+    ctx.close()
+    left, right, width, height = button
+    assert left > PHONE - 60 and right <= PHONE and min(width, height) >= 44, button
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_a_printed_chapter_is_light_with_every_fold_open_and_every_stepper_frame(
+    browser: Browser, server: str, mode: str
+) -> None:
+    ctx = context(browser, DESKTOP, mode)
+    page = ctx.new_page()
+    page.goto(f"{server}/book/chapters/01_what_autograd_does.html", wait_until="networkidle")
+    page.wait_for_function(THEME_SET)
+    page.emulate_media(media="print")
+    page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    printed = page.evaluate("""() => ({
+      theme: document.documentElement.dataset.theme,
+      closed: [...document.querySelectorAll('details')].filter(d => !d.open).length,
+      folds: document.querySelectorAll('details').length,
+      frames: [...document.querySelectorAll('.mag-frame')].map(f => getComputedStyle(f).display),
+      controls: [...document.querySelectorAll('.mag-controls')].map(
+        c => getComputedStyle(c).display)})""")
+    page.screenshot(path=str(SCREENSHOTS / f"print-{mode}.png"), full_page=True)
+    page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+    after = page.evaluate("""() => [document.documentElement.dataset.theme,
+      [...document.querySelectorAll('details')].filter(d => d.open).length]""")
+    ctx.close()
+    assert printed["theme"] == "light" and printed["folds"] > 0 and printed["closed"] == 0
+    assert len(printed["frames"]) > 1 and set(printed["frames"]) == {"block"}
+    assert set(printed["controls"]) == {"none"}
+    assert after == [mode, 0]  # as it was before printing
+
+
 # ---- navigation ---------------------------------------------------------------------------------
 
 ON_SCREEN = """sel => [...document.querySelectorAll(sel)].filter(a => {
