@@ -6,11 +6,12 @@ Each visit checks what a reader would see broken: a console error, a failed requ
 request to any host but the local server, math not typeset, an image not drawn; an output
 block that runs off the column or a prose output (a sentence, an error) that scrolls or does
 not wrap; a line of code or of an aligned output (indented, or in columns) that wraps; a
-block that scrolls sideways with no cue; inline code broken inside a name; a prose table
-wider than the column; drawing text under 10 px on a desktop or 9 px on a phone; a drawn
-edge or label of a Graphviz drawing under 3:1 against what is behind it, as the page shows
-it (dark mode dims images); stepper text under 4.5:1 contrast; and it weighs the cold load
-(every byte the page fetched before it went idle; a chapter may take 1.5 MB). Full-page
+block that scrolls sideways with no cue; inline code broken inside a name; a prose table or
+a display equation wider than the column; drawing text under 10 px on a desktop or 9 px on
+a phone; a drawn edge or label of a Graphviz drawing under 3:1 against what is behind it,
+as the page shows it (dark mode dims images); stepper text under 4.5:1 contrast; and it
+weighs the cold load (every byte the page fetched before it went idle; a chapter may take
+1.5 MB). Full-page
 screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the weights to
 _build/screenshots/cold-load.json.
 
@@ -196,6 +197,11 @@ INSPECT = """async ({minContrast, smallestText}) => {
     .filter(t => [t, t.parentElement].some(scrollsSideways) || t.getBoundingClientRect().right
                  > articleBox.right + 1)
     .map(t => t.textContent.trim().slice(0, 60));
+  // A display equation fits the column: a long one is set over several lines.
+  const wideMath = [...document.querySelectorAll('.bd-article div.math')].filter(m => {
+    const svg = m.querySelector('mjx-container svg');
+    return svg && svg.getBoundingClientRect().width > m.clientWidth + 1;
+  }).map(m => m.textContent.trim().slice(0, 60));
   // Drawing text: inline SVG (the stepper) from its own font sizes; image files are sized
   // by the test from the file.
   const smallText = [];
@@ -237,8 +243,8 @@ INSPECT = """async ({minContrast, smallestText}) => {
       .map(s => ({svg: s.outerHTML, filter: filterOf(s), background: background(s)})),
     pageScrolls: document.documentElement.scrollWidth > innerWidth + 1,
     headerHeight: header ? header.getBoundingClientRect().height : 0,
-    overflowing, unwrapped, brokenLines, uncued, midName, cutTables, smallText, lowContrast,
-    coveredSearch,
+    overflowing, unwrapped, brokenLines, uncued, midName, cutTables, wideMath, smallText,
+    lowContrast, coveredSearch,
   };
 }"""
 
@@ -360,6 +366,7 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
     found += [f"scrolls sideways with no cue: {t!r}" for t in seen["uncued"]]
     found += [f"inline code breaks inside a name: {t!r}" for t in seen["midName"]]
     found += [f"a table does not fit the column: {t!r}" for t in seen["cutTables"]]
+    found += [f"an equation is wider than the column: {t!r}" for t in seen["wideMath"]]
     found += [f"drawing text {t}" for t in seen["smallText"]]
     found += [f"contrast under {CONTRAST}:1: {t}" for t in seen["lowContrast"]]
     found += [f"the search icon covers the field's text: {t}" for t in seen["coveredSearch"]]
