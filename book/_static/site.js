@@ -1,6 +1,8 @@
 /* The book's own behaviour on top of the theme (no library; the pages work without it).
    - On a phone the Contents and the menu are dialogs: one closes after a tap on a link to a
      place in the page, instead of covering it.
+   - Search: a glossary term found by name is listed once, as "term (Glossary)", not once
+     as the term and again as the glossary page.
    - Printing (or saving as PDF): the light palette whatever the screen's, and every fold
      open (hints, solutions, hidden helpers), as they were before once printing is done. */
 (function () {
@@ -12,6 +14,35 @@
     var target = new URL(link.href, location.href);
     if (target.pathname === location.pathname && target.hash) { dialog.close(); }
   });
+
+  function dedupeSearch() {
+    var results = document.getElementById('search-results');
+    if (!results) { return; }
+    new MutationObserver(function () {
+      var items = results.querySelectorAll('ul.search > li');
+      var terms = {};
+      items.forEach(function (item) {
+        var link = item.querySelector('a');
+        var href = link ? link.getAttribute('href') : '';
+        var page = href.split('#')[0];
+        if (href.indexOf('#term-') !== -1) {
+          var name = (item.querySelector('p.context') || {}).textContent || '';
+          name = name.trim();
+          if (name && link.textContent.indexOf(name) !== 0) {
+            link.textContent = name + ' (' + link.textContent + ')';
+          }
+          terms[page] = true;
+        } else if (terms[page] && href === page) {
+          item.remove();
+        }
+      });
+    }).observe(results, {childList: true, subtree: true});
+  }
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', dedupeSearch);
+  } else {
+    dedupeSearch();
+  }
 
   var printed = null;
   window.addEventListener('beforeprint', function () {

@@ -9,11 +9,11 @@ not wrap; a line of code or of an aligned output (indented, or in columns) that 
 block that scrolls sideways with no cue; inline code broken inside a name; a prose table or
 a display equation wider than the column; drawing text under 10 px on a desktop or 9 px on
 a phone; a drawn edge or label of a Graphviz drawing under 3:1 against what is behind it,
-as the page shows it (dark mode dims images); stepper text under 4.5:1 contrast; and it
+as the page shows it (dark mode dims images); stepper text under 4.5:1 contrast, or a
+stepper that loses the focus at its ends; outputs shown out of the order printed; and it
 weighs the cold load (every byte the page fetched before it went idle; a chapter may take
-1.5 MB). Full-page
-screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the weights to
-_build/screenshots/cold-load.json.
+1.5 MB). Full-page screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the
+weights to _build/screenshots/cold-load.json.
 
 Also here: the menu and the in-page contents open on a phone, a tablet and a desktop, and a
 search finds the chapter a word is about, with snippets from the pages' text.
@@ -197,6 +197,15 @@ INSPECT = """async ({minContrast, smallestText}) => {
     .filter(t => [t, t.parentElement].some(scrollsSideways) || t.getBoundingClientRect().right
                  > articleBox.right + 1)
     .map(t => t.textContent.trim().slice(0, 60));
+  // Outputs appear in the order the cell printed them: each below the one before.
+  const disordered = [];
+  for (const output of document.querySelectorAll('.bd-article div.cell_output')) {
+    const tops = [...output.children].filter(e => e.getClientRects().length)
+      .map(e => e.getBoundingClientRect().top);
+    if (tops.some((top, i) => i && top < tops[i - 1])) {
+      disordered.push(output.textContent.trim().slice(0, 60));
+    }
+  }
   // A display equation fits the column: a long one is set over several lines.
   const wideMath = [...document.querySelectorAll('.bd-article div.math')].filter(m => {
     const svg = m.querySelector('mjx-container svg');
@@ -243,8 +252,8 @@ INSPECT = """async ({minContrast, smallestText}) => {
       .map(s => ({svg: s.outerHTML, filter: filterOf(s), background: background(s)})),
     pageScrolls: document.documentElement.scrollWidth > innerWidth + 1,
     headerHeight: header ? header.getBoundingClientRect().height : 0,
-    overflowing, unwrapped, brokenLines, uncued, midName, cutTables, wideMath, smallText,
-    lowContrast, coveredSearch,
+    overflowing, unwrapped, brokenLines, uncued, midName, cutTables, wideMath, disordered,
+    smallText, lowContrast, coveredSearch,
   };
 }"""
 
@@ -343,6 +352,7 @@ def open_page(
         seen = page.evaluate(INSPECT, {"minContrast": CONTRAST,
                                        "smallestText": smallest_text(width)})
         found += reader_problems(seen, mode, width, page, site)
+        found += stepper_focus_problems(page)
         stem = name.removesuffix(".html").replace("/", "_")
         shot = SCREENSHOTS / f"{stem}-{width}-{mode}.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
@@ -352,6 +362,25 @@ def open_page(
     finally:
         ctx.close()
     return found, seen
+
+
+def stepper_focus_problems(page: Page) -> list[str]:
+    """Enter on "next" past the last step and on "prev" past the first keeps the focus on
+    the button (a disabled button would drop it to the page)."""
+    found = []
+    for index in range(page.locator(".mag-stepper").count()):
+        stepper = page.locator(".mag-stepper").nth(index)
+        frames = stepper.locator(".mag-frame").count()
+        for button, end in (("mag-next", frames - 1), ("mag-prev", 0)):
+            stepper.locator(f".{button}").focus()
+            for _ in range(frames + 1):
+                page.keyboard.press("Enter")
+            at = stepper.evaluate("""s => [document.activeElement.className,
+              [...s.querySelectorAll('.mag-frame')].findIndex(
+                f => f.classList.contains('mag-on'))]""")
+            if at != [button, end]:
+                found.append(f"stepper {index}: {button} to its end leaves focus, frame at {at}")
+    return found
 
 
 def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | None) -> list[str]:
@@ -367,6 +396,7 @@ def reader_problems(seen: dict, mode: str, width: int, page: Page, site: Path | 
     found += [f"inline code breaks inside a name: {t!r}" for t in seen["midName"]]
     found += [f"a table does not fit the column: {t!r}" for t in seen["cutTables"]]
     found += [f"an equation is wider than the column: {t!r}" for t in seen["wideMath"]]
+    found += [f"outputs shown out of the order printed: {t!r}" for t in seen["disordered"]]
     found += [f"drawing text {t}" for t in seen["smallText"]]
     found += [f"contrast under {CONTRAST}:1: {t}" for t in seen["lowContrast"]]
     found += [f"the search icon covers the field's text: {t}" for t in seen["coveredSearch"]]
@@ -643,3 +673,32 @@ def test_search_ranks_the_chapter_a_word_is_about_first_with_snippets_from_its_t
     noisy = [r for r in results if any(t in r["snippet"] for t in NAVIGATION_TEXT)]
     assert noisy == []
     assert sum("detach" in r["snippet"].lower() for r in results) >= len(results) // 2
+
+
+@pytest.mark.slow
+def test_search_lists_a_glossary_term_once_and_fits_a_phone(
+    browser: Browser, server: str
+) -> None:
+    """`retain_graph` is a glossary term, and the glossary page contains it: the term result
+    names the term, and the glossary page is not listed again. Snippets of printed code
+    (one long token) do not widen the results page on a phone."""
+    ctx = browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
+                              is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(f"{server}/search.html?q=retain_graph", wait_until="networkidle")
+    page.wait_for_function(
+        """() => /Search finished/.test(document.querySelector('#search-results .search-summary')
+                                          ?.textContent || '')
+          && [...document.querySelectorAll('#search-results ul.search > li')]
+               .every(li => li.querySelector('p.context, span'))""",
+        timeout=PAGE_TIMEOUT_MS,
+    )
+    results = page.evaluate("""() => [...document.querySelectorAll(
+      '#search-results ul.search > li > a')].map(a => [a.getAttribute('href'), a.textContent])""")
+    width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    page.screenshot(path=str(SCREENSHOTS / "search-retain_graph-390.png"))
+    ctx.close()
+    glossary = [r for r in results if r[0].startswith("book/appendix/glossary.html")]
+    assert glossary == [["book/appendix/glossary.html#term-retain_graph",
+                         "retain_graph (Glossary)"]], results
+    assert width == [PHONE, PHONE]
