@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import chapter_page
+import drawing_contrast
 import nbformat
 import pytest
 import reader_edition
+import site_theme
 import yaml
 from bs4 import BeautifulSoup
 from site_tools import CHAPTERS, ROOT
@@ -310,3 +312,64 @@ def test_image_facts_read_the_smallest_text(tmp_path: Path, svg: str, expected: 
     width, text = chapter_page.image_facts(path)
     assert width == pytest.approx(expected[0])
     assert text == (pytest.approx(expected[1]) if expected[1] is not None else None)
+
+
+# ---- what a phone needs ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "aligned"),
+    [
+        ("def f(x):\n    return x\n", True),  # printed source: indented
+        ("a: requires_grad=True   is_leaf=True\n", True),  # columns
+        ("tensor([[1., 2.],\n        [3., 4.]])\n", True),  # a tensor over two lines
+        ("└─ AddBackward0\n", True),  # box drawing
+        ("RuntimeError: one of the variables needed for gradient computation\n", False),
+        ("x.grad = tensor([1., 2.]), the same on both engines\n", False),
+    ],
+)
+def test_an_output_is_aligned_when_it_is_laid_out_in_columns_or_by_indentation(
+    text: str, aligned: bool
+) -> None:
+    assert bool(chapter_page.ALIGNED.search(text)) is aligned
+
+
+def test_a_drawing_keeps_a_readable_width_on_a_phone_only_where_it_needs_one() -> None:
+    # Text of 14.7 px at 643 px: 8.2 px in a 360 px column; 9.5 px needs 416 px.
+    assert chapter_page.readable_width(643, 14.7) == 416
+    assert chapter_page.readable_width(300, 14.7) is None  # fits the column at full size
+    assert chapter_page.readable_width(400, 14.7) is None  # 13.2 px in the column
+    assert chapter_page.readable_width(400, None) is None  # a PNG: nothing to measure
+
+
+def test_the_full_size_page_shows_the_image_at_its_width_in_a_phone_viewport() -> None:
+    page = chapter_page.full_size_page("a&b.svg", 643.4, 'The graph "loss"')
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+    assert 'src="a&amp;b.svg"' in page and 'width="643"' in page
+    assert "<title>The graph &quot;loss&quot;</title>" in page
+
+
+def test_inline_code_may_break_after_a_dot_an_underscore_or_a_parenthesis_only() -> None:
+    html = ('<p>Call <code class="docutils literal notranslate"><span class="pre">'
+            'torch.no_grad()</span></code> or <span>a.b_c</span>.</p>')
+    assert site_theme.breakable_code(html) == (
+        '<p>Call <code class="docutils literal notranslate"><span class="pre">'
+        "torch.<wbr>no_<wbr>grad(<wbr>)</span></code> or <span>a.b_c</span>.</p>"
+    )
+
+
+def test_the_contrast_check_reads_a_drawing_as_the_page_shows_it() -> None:
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg"><g class="graph">'
+           '<g class="node"><title>a</title><polygon fill="#a5cff2"/><text fill="#1a1a1a">a'
+           '</text></g><g class="edge"><title>a-&gt;b</title><path fill="none" '
+           'stroke="#ffd3a8"/></g></g></svg>')
+    found = dict(drawing_contrast.lowest_contrasts(svg))
+    assert found["node a: text 'a'"] == pytest.approx(10.6, abs=0.1)
+    assert found["edge a->b: line #ffd3a8"] == pytest.approx(1.39, abs=0.01)
+    grey = svg.replace("#ffd3a8", "#8c8c8c")
+    assert dict(drawing_contrast.lowest_contrasts(grey))["edge a->b: line #8c8c8c"] == (
+        pytest.approx(3.36, abs=0.01))
+    # On the theme's dark-mode grey panel, through its image filter: under 3:1.
+    dimmed = drawing_contrast.lowest_contrasts(grey, "brightness(0.8) contrast(1.2)",
+                                               "rgb(206, 214, 221)")
+    assert dict(dimmed)["edge a->b: line #8c8c8c"] == pytest.approx(2.47, abs=0.01)
