@@ -1,11 +1,15 @@
 """APIs that learners' programs reach for, against torch: ``nn.Sequential`` as a container
 (replace, delete, slice, append), the legacy tensor types (``torch.FloatTensor``,
-``t.type('torch.DoubleTensor')``) and the errors of binary cross-entropy with logits.
+``t.type('torch.DoubleTensor')``), the errors of binary cross-entropy with logits, f-string
+formatting of a tensor, and ``torch.Generator`` and the RNG state.
 (Its values, graph, gradients and double backward are rows of the op table, ``test_ops.py``.)"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+import torch
 from helpers import raises_like_torch, same_on_both
 
 import miniautograd as mini
@@ -190,3 +194,27 @@ def test_bce_with_logits_weights_are_not_differentiable(name):
         lambda t: t.nn.functional.binary_cross_entropy_with_logits(
             t.zeros(3, requires_grad=True), t.zeros(3), **{name: t.ones(3, requires_grad=True)}),
         f"not differentiable with respect to argument '{name}'")
+
+
+@pytest.mark.parametrize("spec", ["", ".4f", "8.3e", ">12"])
+def test_a_0d_tensor_formats_its_number_as_torch_does(spec: str) -> None:
+    value = 2.4106645584106445
+    assert format(mini.tensor(value), spec) == format(torch.tensor(value), spec)
+
+
+@pytest.mark.parametrize("engine", [torch, mini], ids=["torch", "miniautograd"])
+def test_a_tensor_with_elements_refuses_a_format_spec(engine: Any) -> None:
+    assert format(engine.ones(2), "") == str(engine.ones(2))
+    with pytest.raises(TypeError, match=r"unsupported format string passed to Tensor\.__format__"):
+        format(engine.ones(2), ".2f")
+
+
+def test_torch_generator_and_rng_state_are_exported() -> None:
+    g = mini.Generator().manual_seed(2147483647)
+    h = torch.Generator().manual_seed(2147483647)
+    assert mini.randn(3, generator=g).tolist() == torch.randn(3, generator=h).tolist()
+    assert mini.default_generator is mini.manual_seed(0)
+    state = mini.get_rng_state()
+    first = mini.rand(2).tolist()
+    mini.set_rng_state(state)
+    assert mini.rand(2).tolist() == first

@@ -51,6 +51,7 @@ from ._dtype import (
     uint8,
 )
 from ._legacy import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from ._random import Generator, default_generator, get_rng_state, set_rng_state
 from ._tensor import Size, Tensor, is_tensor
 
 # Makes autograd.functional an attribute. Imported here, after the ops: it calls ops, which

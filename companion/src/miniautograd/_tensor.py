@@ -382,6 +382,13 @@ class Tensor:
             )
         return self._data.item()
 
+    def __format__(self, format_spec: str) -> str:
+        """As torch: a 0-d tensor formats its number (``f"{loss:.4f}"``, and ``f"{loss}"``
+        prints the Python float), any other tensor formats as ``str`` with an empty spec."""
+        if self._data.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def tolist(self) -> Any:
         return self._numpy_view().tolist()
 

@@ -19,6 +19,11 @@ generates its bindings from ``native_functions.yaml``:
   result written back with torch's in-place rules (``inplace.py``);
 - the operators listed, and for a binary one its augmented assignment (``+=`` is ``add_``).
 
+Like torch's argument parser (``numpy_compatibility_arg_names`` in python_arg_parser.cpp),
+every method and function whose parameters include ``dim`` or ``keepdim`` also takes them
+under NumPy's names, ``axis`` and ``keepdims``: ``x.sum(axis=1, keepdims=True)``; except
+where torch writes the binding in Python, outside that parser (``PYTHON_BINDINGS``).
+
 ``impl`` is an ``Op`` (or ``Function``) class, whose ``apply`` takes the tensor first, or a
 function ``(input, ...)`` that parses torch's arguments and picks the op. With
 ``method=False`` it is the module-level function as it is (``cat`` takes a list).
@@ -26,6 +31,8 @@ function ``(input, ...)`` that parses torch's arguments and picks the op. With
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +61,43 @@ def op(name: str, impl: Callable[..., Any], *, method: bool = True, function: bo
     if inplace not in (False, True, "method"):
         raise ValueError(f"op({name!r}): inplace is False, True or 'method', not {inplace!r}")
     return Entry(name, impl, method, function, inplace, operators)
+
+
+# NumPy's name for a parameter -> torch's: torch's parser accepts either, and not both.
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+# Bindings torch defines in Python (torch/_tensor.py, torch/functional.py), which take only
+# torch's names: (methods, module-level functions). torch.unflatten is native, the method not.
+PYTHON_BINDINGS = ({"norm", "split", "unflatten"}, {"norm", "split"})
+
+
+def _parameters(impl: Callable[..., Any]) -> set[str]:
+    """The parameter names of an op's forward, or of a function's signature."""
+    target = impl.forward if isinstance(impl, type) else impl
+    try:
+        return set(inspect.signature(target).parameters)
+    except (TypeError, ValueError):  # a builtin with no signature: no names to translate
+        return set()
+
+
+def with_numpy_names(name: str, impl: Callable[..., Any], call: Callable[..., Any]
+                     ) -> Callable[..., Any]:
+    """``call``, also accepting ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``
+    where ``impl`` has those parameters; ``call`` itself where it has neither."""
+    names = _parameters(impl)
+    aliases = [(numpy, torch) for numpy, torch in NUMPY_NAMES.items() if torch in names]
+    if not aliases:
+        return call
+
+    @functools.wraps(call)
+    def translated(*args: Any, **kwargs: Any) -> Any:
+        for numpy, torch in aliases:
+            if numpy in kwargs:
+                if torch in kwargs:  # torch's parser then reads the NumPy name as unknown
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{numpy}'")
+                kwargs[torch] = kwargs.pop(numpy)
+        return call(*args, **kwargs)
+
+    return translated
 
 
 def as_method(impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -91,13 +135,20 @@ def bindings(entry: Entry, inplace_method: Callable[[str, Callable], Callable]
     """What one table line defines: (Tensor attributes, module-level functions) by name."""
     methods: dict[str, Any] = {}
     functions: dict[str, Any] = {}
-    method = as_method(entry.impl)
+    python_methods, python_functions = PYTHON_BINDINGS
+    plain = as_method(entry.impl)
+    method = plain
+    if entry.name not in python_methods:
+        method = with_numpy_names(entry.name, entry.impl, plain)
+    function = as_function(entry.name, plain) if entry.method else entry.impl
+    if entry.name not in python_functions:
+        function = with_numpy_names(entry.name, entry.impl, function)
     if entry.method:
         methods[entry.name] = method
         if entry.function:
-            functions[entry.name] = as_function(entry.name, method)
+            functions[entry.name] = function
     elif entry.function:
-        functions[entry.name] = entry.impl
+        functions[entry.name] = function
     for operator in entry.operators:
         methods[operator] = method
     if entry.inplace:
