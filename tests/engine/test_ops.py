@@ -374,6 +374,11 @@ OPS = [
     row("F_relu", [(3, 4)], lambda t, a: t.nn.functional.relu(a)),
     row("F_softmax", [(3, 4)], lambda t, a: t.nn.functional.softmax(a, dim=1)),
     row("F_log_softmax", [(3, 4)], lambda t, a: t.nn.functional.log_softmax(a, dim=-1)),
+    # dtype=: the input cast first (ToCopyBackward0 under the softmax), the result float64.
+    row("softmax_dtype", [(3, 4)], lambda t, a: a.softmax(1, dtype=t.float64)),
+    row("log_softmax_dtype", [(3, 4)], lambda t, a: t.log_softmax(a, 0, dtype=t.float64)),
+    row("F_softmax_dtype", [(3, 4)],
+        lambda t, a: t.nn.functional.softmax(a, dim=1, dtype=t.float64)),
     row("F_softmax_implicit_dim_3d", [(2, 3, 4)],
         lambda t, a: _implicit(t.nn.functional.softmax, a)),
     row("F_softmax_implicit_dim_2d", [(3, 4)], lambda t, a: _implicit(t.nn.functional.softmax, a)),

@@ -8,6 +8,7 @@ cycle is found even where the current import order happens to survive it.
 from __future__ import annotations
 
 import ast
+import inspect
 import os
 import re
 import shutil
@@ -19,10 +20,12 @@ import pytest
 import torch
 
 import miniautograd as mini
+from miniautograd.autograd.function import Function
 from miniautograd.ops import TABLE
 
 PACKAGE = Path(mini.__file__).resolve().parent
 ROOT = "miniautograd"
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def _module_name(path: Path) -> str:
@@ -201,3 +204,36 @@ def test_a_source_tree_reports_the_version_of_its_own_pyproject(tmp_path):
         env={**os.environ, "PYTHONPATH": str(companion / "src")}, cwd=tmp_path,
         capture_output=True, text=True, check=True).stdout.split()
     assert found == [str(companion / "src" / ROOT / "__init__.py"), "9.8.7"]
+
+
+def test_every_op_class_names_its_own_node() -> None:
+    """``Op.node_name`` is the name its nodes report (a subclass does not read its parent's:
+    ``Zero``, a ``Fill``, makes ``ZeroBackward0`` nodes)."""
+    def subclasses(cls: type) -> list[type]:
+        return [c for s in cls.__subclasses__() for c in (s, *subclasses(s))]
+
+    wrong = {c.__name__: (c.node_name, c._backward_cls().name())
+             for c in subclasses(Function) if c.node_name != c._backward_cls().name()}
+    assert wrong == {}
+    assert mini.ops.arithmetic.Zero.node_name == "ZeroBackward0"
+
+
+def test_an_op_method_leads_to_its_class() -> None:
+    """What Jupyter's ``x.exp?`` and ``x.exp??`` show: the op's name, a docstring, and (through
+    ``__wrapped__``, which inspect.getsource follows) the source of ``class Exp``."""
+    assert mini.Tensor.exp.__name__ == "Exp"
+    assert mini.Tensor.exp.__doc__
+    assert inspect.getsource(mini.Tensor.exp).startswith("class Exp(Op):")
+
+
+def test_the_readmes_add_an_op_diff_is_the_code_as_it_is() -> None:
+    """The companion README's "How to add an op" diff is the change that added ``expm1``: it
+    must apply in reverse to the tree as it is, or it shows code that no longer exists."""
+    readme = (REPOSITORY / "companion" / "README.md").read_text(encoding="utf-8")
+    diff = re.search(r"```diff\n(.*?)```", readme, re.S)
+    assert diff is not None, "the README has no diff"
+    git = shutil.which("git")
+    assert git is not None, "git is needed to check the diff"
+    done = subprocess.run([git, "apply", "--reverse", "--check", "-"], input=diff.group(1),
+                          text=True, capture_output=True, cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr

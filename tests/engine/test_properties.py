@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from helpers import NoGrad, assert_same_value, check_op
-from hypothesis import given, settings
+from helpers import NoGrad, assert_same_value, check_op, raises_like_torch
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
@@ -63,9 +63,18 @@ REDUCE = {
 
 @FEW
 @given(case=reductions(), op=st.sampled_from(sorted(REDUCE)))
+@example(case=((2, 2, 2), (0, 1, 2), False), op="norm")  # 'fro' over three dims: torch raises
 def test_reductions(case, op):
+    """Values, graph and gradients as torch's; where torch rejects the drawn arguments,
+    miniautograd raises the same class of error."""
     shape, dims, keepdim = case
-    check_op([shape], REDUCE[op](dims, keepdim))
+    program = REDUCE[op](dims, keepdim)
+    try:
+        program(torch, torch.ones(shape))
+    except Exception:  # noqa: BLE001 - any class: raises_like_torch compares it
+        raises_like_torch(lambda t: program(t, t.ones(shape)))
+        return
+    check_op([shape], program)
 
 
 @FEW

@@ -107,7 +107,8 @@ class Tensor:
     __array_priority__ = 1000  # make `ndarray * tensor` defer to Tensor.__rmul__
 
     def __init__(self, *args: Any) -> None:
-        """The legacy constructor ``torch.Tensor(data)``: always float32 (the default dtype)."""
+        """The legacy constructor ``torch.Tensor(data)``: the default dtype (float32 unless
+        ``set_default_dtype`` changed it), whatever the data's."""
         dtype = _dtype.get_default_dtype().np_dtype
         shape = _legacy_shape(args)
         if shape is not None:

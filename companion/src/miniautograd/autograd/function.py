@@ -282,12 +282,15 @@ class Function:
 
     _backward_cls: type[BackwardFunction]
     _node_suffix = ""  # built-in ops: "0", as torch numbers its built-in nodes
-    node_name: str | None = None  # a built-in op whose torch name is not <Class>Backward0
+    # The name of this class's node: set where torch's is not <Class>Backward0 (a built-in op),
+    # and resolved for every class when it is defined, so that a subclass reads its own.
+    node_name: str | None = None
     saves_result = False  # built-in ops whose backward reads ``ctx.result``
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward{cls._node_suffix}"
+        cls.node_name = name
         namespace, _, short = name.rpartition("::")
         body: dict[str, Any] = {"_forward_cls": cls, "__module__": cls.__module__,
                                 "__qualname__": short}
@@ -555,6 +558,15 @@ def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
             saved._as_output(out)
         return _mark_view(out, inputs[0]) if is_view else out
 
+    # What Jupyter's ``x.exp?`` and ``x.exp??`` (inspect.getsource) show: the op class, where
+    # its forward and backward are, not this closure.
+    apply.__name__ = apply.__qualname__ = cls.__name__
+    apply.__module__ = cls.__module__
+    apply.__doc__ = cls.__doc__ or (
+        f"The built-in operation ``{cls.__name__}``: its forward and backward are the class "
+        f"{cls.__module__}.{cls.__qualname__}."
+    )
+    apply.__wrapped__ = cls
     return apply
 
 

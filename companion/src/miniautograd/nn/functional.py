@@ -34,16 +34,18 @@ def _implicit_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: Any = None) -> Tensor:
     if dim is None:
         dim = _implicit_dim("softmax", input.dim())
-    return nn_ops.Softmax.apply(input, dim=dim)
+    return nn_ops.softmax(input, dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+                dtype: Any = None) -> Tensor:
     if dim is None:
         dim = _implicit_dim("log_softmax", input.dim())
-    return nn_ops.LogSoftmax.apply(input, dim=dim)
+    return nn_ops.log_softmax(input, dim, dtype)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002

@@ -203,11 +203,13 @@ def _scaled(log_sigmoid, pos_weight, target):
 
 
 def softmax(self, dim, dtype=None):
-    return Softmax.apply(self, dim=dim)
+    """With ``dtype``, the input is cast to it first (``ToCopyBackward0``), as in torch."""
+    return Softmax.apply(self if dtype is None else self.to(dtype), dim=dim)
 
 
 def log_softmax(self, dim, dtype=None):
-    return LogSoftmax.apply(self, dim=dim)
+    """With ``dtype``, the input is cast to it first (``ToCopyBackward0``), as in torch."""
+    return LogSoftmax.apply(self if dtype is None else self.to(dtype), dim=dim)
 
 
 TABLE = [
