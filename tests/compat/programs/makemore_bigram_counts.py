@@ -2,6 +2,8 @@
 normalised with keepdims), names sampled with multinomial from a seeded torch.Generator, the
 negative log-likelihood printed with f-strings, then the same model as a one-layer net
 trained by gradient descent on the embedding rows W[xs]."""
+import itertools
+
 import torch
 
 words = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "harper", "evelyn"]
@@ -13,8 +15,8 @@ V = len(stoi)
 
 N = torch.zeros((V, V), dtype=torch.int32)
 for w in words:
-    cs = ["."] + list(w) + ["."]
-    for a, b in zip(cs, cs[1:]):
+    cs = [".", *w, "."]
+    for a, b in itertools.pairwise(cs):
         N[stoi[a], stoi[b]] += 1
 print(N.dtype, N.sum().item(), N[0].tolist())
 
@@ -34,8 +36,8 @@ for _ in range(5):
 
 log_likelihood, n = 0.0, 0
 for w in words:
-    cs = ["."] + list(w) + ["."]
-    for a, b in zip(cs, cs[1:]):
+    cs = [".", *w, "."]
+    for a, b in itertools.pairwise(cs):
         log_likelihood += torch.log(P[stoi[a], stoi[b]])
         n += 1
 nll = -log_likelihood
@@ -46,8 +48,8 @@ print(f"average nll {nll / n:.4f}")
 
 xs, ys = [], []
 for w in words:
-    cs = ["."] + list(w) + ["."]
-    for a, b in zip(cs, cs[1:]):
+    cs = [".", *w, "."]
+    for a, b in itertools.pairwise(cs):
         xs.append(stoi[a])
         ys.append(stoi[b])
 xs, ys = torch.tensor(xs), torch.tensor(ys)

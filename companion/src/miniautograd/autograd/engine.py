@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._backend import xp_of
 from .._tensor import Tensor
 from .function import edge_to
 from .grad_mode import set_grad_enabled
@@ -64,7 +65,7 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
                 )
             grad = Tensor._make(np.ones_like(out._data))
         elif not isinstance(grad, Tensor):
-            grad = Tensor._make(np.asarray(grad, dtype=out._data.dtype))
+            grad = Tensor._make(xp_of(out._data).asarray(grad, dtype=out._data.dtype))
         if grad._data.shape != out._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "

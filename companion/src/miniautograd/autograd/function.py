@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._backend import xp_of
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from .grad_mode import STATE, no_grad
@@ -343,9 +344,10 @@ class Function:
     def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:
         """One gradient per tensor input, from backward's one per argument of forward. (The
         engine then checks each against its input, and sums away broadcasting.)"""
-        if ctx.materialize_grads:
+        if ctx.materialize_grads:  # zeros on the device of the gradients that did arrive
+            xp = next((xp_of(g._data) for g in grad_outputs if isinstance(g, Tensor)), np)
             grad_outputs = tuple(
-                Tensor._make(np.zeros(*meta)) if g is None and meta is not None else g
+                Tensor._make(xp.zeros(*meta)) if g is None and meta is not None else g
                 for g, meta in zip(grad_outputs, ctx._output_meta, strict=True)
             )
         grads = cls.backward(ctx, *grad_outputs)

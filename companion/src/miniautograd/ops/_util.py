@@ -32,7 +32,9 @@ def _scalar_dtype(value: Any) -> np.dtype:
 def floating(value: Any) -> Any:
     """The array of ``value`` in a floating dtype: integer and bool data become the default
     float dtype, as torch computes exp, log, division, ... of integer tensors."""
-    data = value._data if isinstance(value, Tensor) else np.asarray(value)
+    if isinstance(value, (bool, int, float)):  # a number: a NumPy scalar mixes with any device
+        return get_default_dtype().np_dtype.type(value)
+    data = value._data if isinstance(value, Tensor) else value  # an array, of any device
     return data if data.dtype.kind == "f" else data.astype(get_default_dtype().np_dtype)
 
 
@@ -97,10 +99,12 @@ def check_broadcast(shape_a: tuple, shape_b: tuple) -> None:
 
 
 def _cast(value: Any, dtype: np.dtype) -> Any:
+    """A tensor's array, or a number as a NumPy scalar of ``dtype``: a scalar mixes with the
+    arrays of any device (a 0-d NumPy array would be a host array, which CuPy refuses)."""
     if isinstance(value, Tensor):
         data = value._data
         return data if data.dtype == dtype else data.astype(dtype)
-    return np.asarray(value, dtype=dtype)
+    return np.dtype(dtype).type(value)
 
 
 def raise_device_mismatch(a: Tensor, b: Tensor) -> None:

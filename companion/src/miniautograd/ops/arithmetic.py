@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._backend import xp_of
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import floating, operands, quiet, result_dtype
@@ -439,7 +440,7 @@ class Clamp(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         low, high = ctx.bounds
-        inside = Tensor._make(np.ones(a._data.shape, dtype=bool))
+        inside = Tensor._make(xp_of(a._data).ones(a._data.shape, dtype=bool))
         if low is not None:
             inside = inside & (a >= low)
         if high is not None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._backend import xp_of
 from .._tensor import Tensor
 from ._util import operands
 from .reduction import normalize_dims
@@ -78,7 +79,7 @@ def equal(self: Tensor, other: Tensor) -> bool:
 def _arg_extreme(arg: Callable) -> Callable[..., Tensor]:
     def arg_extreme(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
         if dim is None:
-            return Tensor._make(np.asarray(arg(self._data), dtype=np.int64))
+            return Tensor._make(xp_of(self._data).asarray(arg(self._data), dtype=np.int64))
         (axis,) = normalize_dims(dim, self._data.ndim)
         result = arg(self._data, axis=axis)
         if keepdim:

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._backend import xp_of
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import operands
@@ -94,8 +95,9 @@ class NllLoss(Op):
         if classes.size and (classes.min() < 0 or classes.max() >= data.shape[1]):
             raise IndexError(f"Target {int(classes.max())} is out of bounds.")
         ctx.save(target=target)
-        rows = np.arange(data.shape[0])
-        one_hot = np.zeros(data.shape, dtype=data.dtype)
+        xp = xp_of(data)
+        rows = xp.arange(data.shape[0])
+        one_hot = xp.zeros(data.shape, dtype=data.dtype)
         one_hot[rows, classes] = 1
         ctx.one_hot, ctx.reduction, ctx.count = one_hot, reduction, data.shape[0]
         ctx.shape = log_probs._data.shape

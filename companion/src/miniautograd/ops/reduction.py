@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._backend import xp_of
 from .._dtype import to_numpy_dtype
 from .._tensor import MaxResult, MinResult, Tensor
 from ..autograd.function import Op
@@ -213,7 +214,7 @@ class _ExtremeDim(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        positions = np.arange(ctx.shape[ctx.axis]).reshape(
+        positions = xp_of(ctx.indices).arange(ctx.shape[ctx.axis]).reshape(
             [-1 if d == ctx.axis else 1 for d in range(len(ctx.shape))]
         )
         chosen = Tensor._make(positions == ctx.indices)

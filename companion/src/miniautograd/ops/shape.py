@@ -11,7 +11,7 @@ from .. import _backend, _dtype
 from .._backend import device as Device
 from .._tensor import SortResult, Tensor
 from ..autograd.function import Function, Op
-from ._util import result_dtype
+from ._util import raise_device_mismatch, result_dtype
 from .reduction import normalize_dims
 from .table import op
 
@@ -304,7 +304,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
     data = self._data
     if not data.ndim:
         values = (Sort if stable is None else SortStable).apply(self, key=())
-        return SortResult(values, Tensor._make(np.zeros((), np.int64)))
+        return SortResult(values, Tensor._make(_backend.xp_of(data).zeros((), np.int64)))
     (axis,) = normalize_dims(dim, data.ndim)
     if descending:  # sorted ascending from the end, then read backwards: ties stay in order
         order = np.flip(np.argsort(np.flip(data, axis), axis=axis, kind="stable"), axis)
@@ -427,10 +427,12 @@ class CopySlices(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        keep = np.ones(int(np.prod(ctx.shape, dtype=np.int64)), dtype=bool)
-        keep[ctx.positions.reshape(-1)] = False
+        xp = _backend.xp_of(grad._data)  # the positions were worked out on the host
+        positions = xp.asarray(ctx.positions)
+        keep = xp.ones(int(np.prod(ctx.shape, dtype=np.int64)), dtype=bool)
+        keep[positions.reshape(-1)] = False
         grad_old = grad * Tensor._make(keep.reshape(ctx.shape))
-        return grad_old, grad.reshape(-1)[Tensor._make(ctx.positions)]
+        return grad_old, grad.reshape(-1)[Tensor._make(positions)]
 
 
 def positions_in_base(view: Tensor, base: Tensor) -> np.ndarray:
@@ -459,6 +461,9 @@ class Cat(Op):
     @staticmethod
     def forward(ctx, *tensors, dim=0):
         arrays = [t._data for t in tensors]
+        for tensor in tensors[1:]:  # arrays of two devices do not mix: torch's error first
+            if type(tensor._data) is not type(arrays[0]):
+                raise_device_mismatch(tensors[0], tensor)
         if any(arr.ndim == 0 for arr in arrays):
             raise RuntimeError(
                 "zero-dimensional tensor (at position 0) cannot be concatenated; use "
