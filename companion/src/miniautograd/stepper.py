@@ -12,9 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .graph import Graph
-from .graph._dot import Decorations, Layout, draw
-from .graph._trace import summarize, to_numpy, walk
+from .graph import Decorations, Graph, Layout, draw, summarize, to_numpy, walk
 
 MAX_FRAMES = 150  # more would weigh megabytes: the widget shows the text listing instead
 

@@ -278,7 +278,7 @@ def _emit(g: Any, graph: Graph, opts: Options, deco: Decorations, prefix: str) -
             g.edge(prefix + inner, more, style="dashed", **ids, **place_edge)
 
 
-def _new_digraph(name: str) -> Any:
+def new_digraph(name: str) -> Any:
     font = {"fontname": FONT}
     return digraph_type()(
         name,
@@ -317,7 +317,7 @@ def draw(
     opts = Options(**options)
     deco = decorations or Decorations()
     graph = _as_graph(root, opts, names)
-    g = _new_digraph(graph.engine)
+    g = new_digraph(graph.engine)
     if deco.layout is not None:  # positions are given: neato -n2 just draws them
         g.engine, g.neato_no_op = "neato", 2
         for corner, pos in zip(("ll", "ur"), deco.layout.corners(), strict=True):
@@ -329,7 +329,7 @@ def draw(
 def draw_side_by_side(mini_root: Any, torch_root: Any, **options: Any) -> Any:
     """One drawing, two labelled clusters: "miniautograd" and "PyTorch". Options as in draw."""
     opts = Options(**options)
-    g = _new_digraph("side_by_side")
+    g = new_digraph("side_by_side")
     for root, title, prefix in ((mini_root, "miniautograd", "m_"), (torch_root, "PyTorch", "t_")):
         with g.subgraph(name=f"cluster_{prefix[0]}") as c:
             c.attr(label=_html_label(title, CLUSTER_FILL), color=EDGE_GREY, style="rounded")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..graph._dot import FILL, WRITE, _new_digraph
+from ..graph import FILL, WRITE, new_digraph
 from ._dataflow import Tensor, flatten, shape_text, topological_order
 
 _FILL = {"Placeholder": FILL["leaf"], "VariableV2": FILL["parameter"], "Const": "#ffffff",
@@ -42,7 +42,7 @@ def draw(fetches: Any, *, gradient_scope: str = "gradients") -> Any:
     nodes = topological_order(fetches)
     nodes += [n.attrs["ref"] for n in nodes if n.op == "Assign" and n.attrs["ref"] not in nodes]
     fetched = set(flatten(fetches))
-    g = _new_digraph("static")
+    g = new_digraph("static")
     grad = g.subgraph(name="cluster_gradients")
     with grad as cluster:
         cluster.attr(label=f"{gradient_scope}/ (built by gradients())", style="rounded,dashed",
