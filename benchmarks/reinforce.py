@@ -88,6 +88,7 @@ def train(engine: ModuleType, max_episodes: int, stop_when_solved: bool, batch: 
     optimizer = engine.optim.Adam(policy.parameters(), lr=lr)
     envs = gym.make_vec("CartPole-v1", num_envs=batch, vectorization_mode="vector_entry_point")
     episode_returns: list[float] = []
+
     def act(observation: np.ndarray) -> np.ndarray:
         with engine.no_grad():
             logits = policy(engine.from_numpy(observation))
@@ -149,6 +150,7 @@ def train_mygrad(max_episodes: int, stop_when_solved: bool, batch: int = 32,
 
     envs = gym.make_vec("CartPole-v1", num_envs=batch, vectorization_mode="vector_entry_point")
     episode_returns: list[float] = []
+
     def act(observation: np.ndarray) -> np.ndarray:
         with mg.no_autodiff:
             return _sample(policy(observation).data)

@@ -21,6 +21,7 @@ def site_pages(site: Path) -> list[Path]:
         p for p in site.rglob("*.html") if not ASSET_DIRS & set(p.relative_to(site).parts)
     )
 
+
 # Debian's Chromium, which Playwright drives (it never downloads a browser of its own).
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

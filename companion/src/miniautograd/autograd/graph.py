@@ -40,6 +40,8 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
 
     def __exit__(self, *exc: object) -> None:
         SAVED_TENSORS_HOOKS.pop()
+
+
 LAST_SEQUENCE_NR = 2**64 - 1
 
 

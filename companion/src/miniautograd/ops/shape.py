@@ -63,7 +63,6 @@ class View(Op):
 class UnsafeView(Op):
     """The reshape of a copy: what torch records when the input cannot be viewed."""
 
-
     @staticmethod
     def forward(ctx, a, shape=()):
         ctx.shape = a._data.shape
@@ -76,7 +75,6 @@ class UnsafeView(Op):
 
 class ReshapeAlias(View):
     """A reshape that is a view of a non-contiguous tensor (torch's ``_reshape_alias``)."""
-
 
 
 def shape_args(args: tuple) -> tuple:
@@ -589,7 +587,6 @@ def contiguous(self: Tensor) -> Tensor:
 
 class ToCopy(Op):
     """A dtype or device conversion; the gradient converts back."""
-
 
     @staticmethod
     def forward(ctx, a, dtype=None, device=None):

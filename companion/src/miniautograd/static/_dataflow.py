@@ -35,6 +35,7 @@ def _broadcast_like(grad: np.ndarray, like: np.ndarray, axis: Any, keepdims: boo
         grad = np.expand_dims(grad, axis)
     return np.broadcast_to(grad, like.shape)
 
+
 # What computes each op type on arrays (Session.run, tracing, constant folding).
 KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "Identity": lambda x: x, "Neg": np.negative, "Exp": np.exp, "Log": np.log, "Tanh": np.tanh,
