@@ -218,3 +218,53 @@ def test_torch_generator_and_rng_state_are_exported() -> None:
     first = mini.rand(2).tolist()
     mini.set_rng_state(state)
     assert mini.rand(2).tolist() == first
+
+
+NORMAL = {
+    "numbers, 5 values": lambda t: t.normal(2.0, 3.0, size=(5,)),
+    "numbers, 40 values": lambda t: t.normal(2.0, 3.0, size=(40,)),
+    "numbers, float64": lambda t: t.normal(-1.0, 0.5, size=(2, 9), dtype=t.float64),
+    "tensor mean": lambda t: t.normal(t.arange(20.0), 0.5),
+    "tensor mean, few": lambda t: t.normal(t.arange(5.0), 2.0),
+    "tensor std": lambda t: t.normal(1.5, t.arange(1.0, 21.0)),
+    "both tensors, broadcast": lambda t: t.normal(t.ones(4, 5), t.full((5,), 3.0)),
+    "both float64": lambda t: t.normal(t.zeros(3, dtype=t.float64), t.ones(3, dtype=t.float64)),
+    "a generator": lambda t: t.normal(0.0, 1.0, size=(20,),
+                                      generator=t.Generator().manual_seed(7)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMAL))
+def test_normal_draws_torchs_numbers_in_each_form(name: str) -> None:
+    torch.manual_seed(3)
+    mini.manual_seed(3)
+    expected, found = NORMAL[name](torch).numpy(), NORMAL[name](mini).numpy()
+    assert (found.dtype, found.shape) == (expected.dtype, expected.shape)
+    assert found.tolist() == expected.tolist()  # bit for bit
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda t: t.nn.functional.one_hot(t.tensor([0, 2, 1])),
+        lambda t: t.nn.functional.one_hot(t.tensor([[0, 2], [1, 1]]), num_classes=4),
+        lambda t: t.nn.functional.one_hot(t.tensor(1), 3),
+        lambda t: t.nn.functional.one_hot(t.tensor([], dtype=t.long), 3),
+        lambda t: t.nn.functional.one_hot(t.tensor([3, 0]), 5).float() @ t.ones(5, 2),
+    ],
+)
+def test_one_hot_is_torchs(program) -> None:
+    same_on_both(program)
+
+
+@pytest.mark.parametrize(
+    ("program", "hint"),
+    [
+        (lambda t: t.nn.functional.one_hot(t.tensor([0.0, 2.0])), "LongTensor"),
+        (lambda t: t.nn.functional.one_hot(t.tensor([-1])), "non-negative"),
+        (lambda t: t.nn.functional.one_hot(t.tensor([3]), 2), "smaller than num_classes"),
+        (lambda t: t.nn.functional.one_hot(t.tensor([], dtype=t.long)), "empty tensor"),
+    ],
+)
+def test_one_hot_refuses_what_torch_refuses(program, hint: str) -> None:
+    raises_like_torch(program, hint)

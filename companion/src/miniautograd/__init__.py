@@ -25,6 +25,7 @@ from ._creation import (
     linspace,
     manual_seed,
     multinomial,
+    normal,
     ones,
     ones_like,
     rand,

@@ -224,6 +224,37 @@ def randn(*dims: Any, size: Any = None, generator: Any = None, dtype: DtypeLike 
     return _finish(_random.randn(shape, np_dtype, generator), np_dtype, device, requires_grad)
 
 
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: DtypeLike = None, device: DeviceLike = None,
+           requires_grad: bool = False) -> Tensor:
+    """``torch.normal`` in its four forms, drawn as torch draws them (ATen's normal_out_impl):
+    numbers and a ``size``: ``empty(size).normal_(mean, std)``; a tensor ``mean`` and a
+    number ``std``: ``normal_(0, std)`` then ``+ mean``; a tensor ``std``: ``normal_(0, 1)``,
+    then ``* std + mean``, in the tensors' broadcast shape and dtype."""
+    tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments: with a "
+                            "number mean and std, give size=, e.g. normal(0.0, 1.0, size=(3,))")
+        np_dtype = _float_dtype(dtype)
+        values = _random.normal_(tuple(size), mean, std, np_dtype, generator)
+        return _finish(values, np_dtype, device, requires_grad)
+    if any(t._requires_grad for t in tensors):
+        raise NotImplementedError(
+            "miniautograd's normal() does not differentiate through mean or std (torch records "
+            "NormalBackward); pass detached tensors, or write mean + std * randn_like(mean)"
+        )
+    arrays = [t._numpy_view() for t in tensors]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    np_dtype = np.result_type(*arrays)
+    if isinstance(std, Tensor):
+        values = _random.normal_(shape, 0.0, 1.0, np_dtype, generator) * std._numpy_view()
+    else:
+        values = _random.normal_(shape, 0.0, std, np_dtype, generator)
+    values = (values + (mean._numpy_view() if isinstance(mean, Tensor) else mean)).astype(np_dtype)
+    return _finish(values, np_dtype, device or tensors[0].device, requires_grad)
+
+
 def randint(low: int, high: int | None = None, size: Any = None, *, generator: Any = None,
             dtype: DtypeLike = None, device: DeviceLike = None,
             requires_grad: bool = False) -> Tensor:

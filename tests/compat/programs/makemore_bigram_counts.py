@@ -1,10 +1,11 @@
 """In the spirit of makemore part 1: a bigram model from counts (an int32 table, smoothed,
 normalised with keepdims), names sampled with multinomial from a seeded torch.Generator, the
-negative log-likelihood printed with f-strings, then the same model as a one-layer net
-trained by gradient descent on the embedding rows W[xs]."""
+negative log-likelihood printed with f-strings, then the same model as a one-layer net on
+one-hot inputs, trained by gradient descent; and the embedding-row form W[xs] it equals."""
 import itertools
 
 import torch
+import torch.nn.functional as F
 
 words = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "harper", "evelyn"]
 chars = sorted(set("".join(words)))
@@ -55,7 +56,8 @@ for w in words:
 xs, ys = torch.tensor(xs), torch.tensor(ys)
 W = torch.randn((V, V), generator=g, requires_grad=True)
 for k in range(20):
-    logits = W[xs]
+    xenc = F.one_hot(xs, num_classes=V).float()
+    logits = xenc @ W
     counts = logits.exp()
     probs = counts / counts.sum(1, keepdims=True)
     loss = -probs[torch.arange(len(ys)), ys].log().mean() + 0.01 * (W**2).mean()
@@ -64,5 +66,6 @@ for k in range(20):
     W.data += -10 * W.grad
     if k % 5 == 0:
         print(f"step {k}: loss {loss.item():.6f}")
+print(xenc.shape, xenc.dtype, (logits == W[xs]).all())
 print(probs.argmax(axis=1)[:10])
 print(probs.max(axis=1, keepdims=True).values[:3])

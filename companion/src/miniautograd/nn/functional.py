@@ -5,7 +5,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import _random
+import numpy as np
+
+from .. import _backend, _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops import linalg, nn_ops
@@ -46,6 +48,27 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # 
     if dim is None:
         dim = _implicit_dim("log_softmax", input.dim())
     return nn_ops.log_softmax(input, dim, dtype)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``F.one_hot``: int64 rows with a 1 at each class index; the last dimension has
+    ``num_classes`` entries (by default, the largest index plus one). Not differentiable."""
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError(
+            "one_hot is only applicable to index tensor of type LongTensor. (Convert class "
+            "indices with .long().)"
+        )
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size and int(data.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if data.size and int(data.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    xp = _backend.xp_of(data)
+    return Tensor._make((data[..., None] == xp.arange(num_classes)).astype(np.int64))
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
