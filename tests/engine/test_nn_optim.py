@@ -303,3 +303,16 @@ def test_modules_without_inplace_refuse_it():
     for module in (torch, mini):
         with pytest.raises(TypeError):
             module.nn.Tanh(True)
+
+
+def test_dropout_draws_torchs_mask_on_every_device(device: str) -> None:
+    """The mask is drawn on the host from torch's generator, then moved to the input's device."""
+    torch.manual_seed(0)
+    x_t = torch.ones(40, requires_grad=True)
+    torch.nn.functional.dropout(x_t, 0.3).sum().backward()
+    mini.manual_seed(0)
+    x_m = mini.ones(40, device=device, requires_grad=True)
+    y_m = mini.nn.functional.dropout(x_m, 0.3)
+    y_m.sum().backward()
+    assert y_m.device.type == device
+    assert x_m.grad.cpu().numpy().tolist() == x_t.grad.numpy().tolist()

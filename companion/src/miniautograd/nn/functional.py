@@ -131,6 +131,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1:
         return input.mul_(0) if inplace else input * 0
-    keep = _random.bernoulli_(input.shape, 1 - p, input._data.dtype)
-    mask = Tensor._make(keep / (1 - p))
+    keep = _random.bernoulli_(input.shape, 1 - p, input._data.dtype)  # drawn on the host
+    mask = Tensor._make(_backend.to_device(keep / (1 - p), input.device))
     return input.mul_(mask) if inplace else input * mask
