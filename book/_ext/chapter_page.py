@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -114,6 +115,7 @@ GRAPHVIZ_TEXT = re.compile(r'font-size="([\d.]+)"')
 MATPLOTLIB_TEXT = re.compile(r"<!-- .*? -->\s*<g transform=\"translate\([^)]*\) scale\(([\d.]+) -")
 
 
+@functools.cache  # read per image by the doctree pass and again by the HTML pass
 def image_facts(path: Path) -> tuple[float, float | None]:
     """(natural width in CSS px, smallest text in px at that width) of an output image;
     the text size is None where the file does not say (a PNG, an SVG without text)."""

@@ -86,7 +86,10 @@ def lowest_contrasts(svg: str, css_filter: str = "", page_background: str = "#ff
             shape = next((e for e in group if _tag(e) in ("polygon", "path")), None)
             if shape is not None and _fill(shape):
                 backgrounds.append(_fill(shape))
-    seen = lambda colour: through(css_filter, rgb(colour))  # noqa: E731 - one line, used below
+
+    def seen(colour: str) -> tuple[float, float, float]:
+        return through(css_filter, rgb(colour))
+
     found: list[tuple[str, float]] = []
     for group in groups:
         kind = group.get("class")

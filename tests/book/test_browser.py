@@ -297,6 +297,13 @@ def context(browser: Browser, width: int, mode: str) -> object:
     )
 
 
+def touch_phone(browser: Browser) -> object:
+    """A fresh context as a phone's browser: its width, a touch screen, and mobile layout (a
+    page without a viewport of its own is laid out at 980 px and zoomed out)."""
+    return browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
+                               is_mobile=True, has_touch=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
@@ -503,8 +510,7 @@ def test_a_phone_opens_a_drawing_full_size_at_its_own_width(
     chapter = site / "book/chapters/05_dynamic_and_static_graphs.html"
     links = re.findall(r'class="full-size-link" href="([^"]+)"', chapter.read_text("utf-8"))
     assert links and all(link.endswith(".svg.html") for link in links), links
-    ctx = browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
-                              is_mobile=True, has_touch=True)
+    ctx = touch_phone(browser)
     page = ctx.new_page()
     bare_widths = []
     for link in links:
@@ -525,8 +531,7 @@ def test_a_phone_opens_a_drawing_full_size_at_its_own_width(
 def test_a_touch_phone_shows_what_hover_shows_and_the_contents_get_out_of_the_way(
     browser: Browser, server: str
 ) -> None:
-    ctx = browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
-                              is_mobile=True, has_touch=True)
+    ctx = touch_phone(browser)
     page = ctx.new_page()
     page.goto(f"{server}/book/chapters/04_detach_and_no_grad.html", wait_until="networkidle")
     shown = page.evaluate("""() => [
@@ -645,15 +650,11 @@ NAVIGATION_TEXT = (
 )
 
 
-@pytest.mark.slow
-def test_search_ranks_the_chapter_a_word_is_about_first_with_snippets_from_its_text(
-    browser: Browser, server: str
-) -> None:
-    ctx = context(browser, DESKTOP, "light")
-    page = ctx.new_page()
-    page.goto(f"{server}/search.html?q=detach", wait_until="networkidle")
-    # Sphinx lists the results, then fetches each page for its snippet: wait for the search
-    # to finish and for every result's snippet (a result that is an object has a span instead).
+def search(page: Page, server: str, query: str) -> None:
+    """Search the site for ``query``. Sphinx lists the results, then fetches each page for its
+    snippet: wait for the search to finish and for every result's snippet (a result that is
+    an object has a span instead)."""
+    page.goto(f"{server}/search.html?q={query}", wait_until="networkidle")
     page.wait_for_function(
         """() => /Search finished/.test(document.querySelector('#search-results .search-summary')
                                           ?.textContent || '')
@@ -661,6 +662,15 @@ def test_search_ranks_the_chapter_a_word_is_about_first_with_snippets_from_its_t
                .every(li => li.querySelector('p.context, span'))""",
         timeout=PAGE_TIMEOUT_MS,
     )
+
+
+@pytest.mark.slow
+def test_search_ranks_the_chapter_a_word_is_about_first_with_snippets_from_its_text(
+    browser: Browser, server: str
+) -> None:
+    ctx = context(browser, DESKTOP, "light")
+    page = ctx.new_page()
+    search(page, server, "detach")
     results = page.evaluate(
         """() => [...document.querySelectorAll('#search-results ul.search > li')].map(li => ({
           href: li.querySelector('a').getAttribute('href'),
@@ -682,17 +692,9 @@ def test_search_lists_a_glossary_term_once_and_fits_a_phone(
     """`retain_graph` is a glossary term, and the glossary page contains it: the term result
     names the term, and the glossary page is not listed again. Snippets of printed code
     (one long token) do not widen the results page on a phone."""
-    ctx = browser.new_context(viewport={"width": PHONE, "height": HEIGHT[PHONE]},
-                              is_mobile=True, has_touch=True)
+    ctx = touch_phone(browser)
     page = ctx.new_page()
-    page.goto(f"{server}/search.html?q=retain_graph", wait_until="networkidle")
-    page.wait_for_function(
-        """() => /Search finished/.test(document.querySelector('#search-results .search-summary')
-                                          ?.textContent || '')
-          && [...document.querySelectorAll('#search-results ul.search > li')]
-               .every(li => li.querySelector('p.context, span'))""",
-        timeout=PAGE_TIMEOUT_MS,
-    )
+    search(page, server, "retain_graph")
     results = page.evaluate("""() => [...document.querySelectorAll(
       '#search-results ul.search > li > a')].map(a => [a.getAttribute('href'), a.textContent])""")
     width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")

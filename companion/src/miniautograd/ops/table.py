@@ -140,14 +140,12 @@ def bindings(entry: Entry, inplace_method: Callable[[str, Callable], Callable]
     method = plain
     if entry.name not in python_methods:
         method = with_numpy_names(entry.name, entry.impl, plain)
-    function = as_function(entry.name, plain) if entry.method else entry.impl
-    if entry.name not in python_functions:
-        function = with_numpy_names(entry.name, entry.impl, function)
     if entry.method:
         methods[entry.name] = method
-        if entry.function:
-            functions[entry.name] = function
-    elif entry.function:
+    if entry.function:
+        function = as_function(entry.name, plain) if entry.method else entry.impl
+        if entry.name not in python_functions:
+            function = with_numpy_names(entry.name, entry.impl, function)
         functions[entry.name] = function
     for operator in entry.operators:
         methods[operator] = method
