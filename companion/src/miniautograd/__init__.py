@@ -66,11 +66,14 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 
+# torch.utils.data as an attribute, as torch imports it; it builds on the tensor functions.
+from .utils import data as _data
+
 # Every operation in the op table (ops/): Tensor methods (x.exp(), x + y, x.add_(y)) and the
 # functions of this module (miniautograd.exp, miniautograd.cat, ...).
 ops.install(Tensor, globals())
 
-del _functional
+del _functional, _data
 
 # torch's short dtype names; they shadow builtins only as attributes of this module.
 globals().update({"bool": bool_, "float": float32, "double": float64, "long": int64,
