@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend, _dtype, _random
+from . import _backend, _dtype, _random, _rounding
 from ._tensor import Tensor, _shape_args
 
 DtypeLike = Any
@@ -175,17 +175,62 @@ def full_like(other: Tensor, fill_value: Any, dtype: DtypeLike = None, device: D
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: DtypeLike = None,
            device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    """``[start, end)`` in steps of ``step``; floating values bit for bit as torch's CPU kernel."""
     if end is None:
         start, end = 0, start
     np_dtype = _dtype.to_numpy_dtype(dtype) or _infer_dtype([start, end, step])
-    return _finish(np.arange(start, end, step, dtype=np_dtype), np_dtype, device, requires_grad)
+    start, end, step = (s.item() if isinstance(s, Tensor) else s for s in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(start) and np.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if np_dtype.kind != "f":
+        return _finish(np.arange(start, end, step, dtype=np_dtype), np_dtype, device,
+                       requires_grad)
+    size = int(np.ceil((float(end) - float(start)) / float(step)))
+    return _finish(_arange_values(float(start), float(step), size, np_dtype), np_dtype, device,
+                   requires_grad)
+
+
+def _arange_values(start: float, step: float, size: int, np_dtype: np.dtype) -> np.ndarray:
+    """torch's loop (RangeFactoriesKernel.cpp), in float64 with one rounding per FMA as there:
+    blocks of two 32-byte vectors (8 float32 or 4 float64 lanes), each lane ``base + lane *
+    step`` from a vector base ``start + step * i`` rounded to the dtype; the leftover tail
+    element by element, ``start + step * i``. (Above 32,768 elements torch splits the range
+    between its threads, each restarting the blocks; this is its one-thread layout.)"""
+    lanes = 32 // np_dtype.itemsize
+    blocked = size - size % (2 * lanes)
+    bases = _rounding.fma(step, np.arange(0, blocked, lanes), start).astype(np_dtype)
+    vectors = _rounding.fma(np.arange(lanes), step, bases[:, None].astype(np.float64))
+    tail = _rounding.fma(step, np.arange(blocked, size), start)
+    return np.concatenate([vectors.ravel(), tail]).astype(np_dtype)
 
 
 def linspace(start: float, end: float, steps: int, dtype: DtypeLike = None,
              device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    """``steps`` values from ``start`` to ``end``, bit for bit as torch's CPU kernel: the first
+    half ``start + step * i``, the second ``end - step * (steps - 1 - i)``, each one FMA in the
+    dtype's precision (float64 for an integer dtype)."""
     np_dtype = _float_dtype(dtype)
-    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(np_dtype), np_dtype,
-                   device, requires_grad)
+    start, end = (s.item() if isinstance(s, Tensor) else s for s in (start, end))
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:  # torch fills the one value with start (the step would divide by zero)
+        return _finish(np.full(1, start, np_dtype), np_dtype, device, requires_grad)
+    if np_dtype.kind == "f":
+        start, end = np_dtype.type(start), np_dtype.type(end)
+    else:
+        start, end = float(np_dtype.type(start)), float(np_dtype.type(end))
+    precise = np.float32 if np_dtype == np.float32 else np.float64
+    step = precise((precise(end) - precise(start)) / precise(steps - 1))
+    multiply_add = _rounding.fma32 if precise is np.float32 else _rounding.fma
+    i = np.arange(steps)
+    halfway = steps // 2
+    values = np.where(i < halfway, multiply_add(step, i, start),
+                      multiply_add(-step, steps - 1 - i, end))
+    return _finish(values.astype(np_dtype), np_dtype, device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, dtype: DtypeLike = None, device: DeviceLike = None,
