@@ -268,3 +268,25 @@ def test_one_hot_is_torchs(program) -> None:
 )
 def test_one_hot_refuses_what_torch_refuses(program, hint: str) -> None:
     raises_like_torch(program, hint)
+
+
+MASK = [[True, False, True], [True, True, True]]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda t: t.tensor(MASK).all(),
+        lambda t: t.all(t.tensor(MASK) == t.tensor(MASK)),  # makemore's cmp(): torch.all(a == b)
+        lambda t: t.tensor(MASK).any(1),
+        lambda t: t.tensor(MASK).all(axis=0),
+        lambda t: t.any(t.tensor(MASK), dim=(0, 1), keepdim=True),
+        lambda t: t.tensor(MASK).all(-1, keepdims=True),
+        lambda t: t.tensor([1.0, 0.0]).any(),
+        lambda t: t.tensor([1, 2], dtype=t.uint8).all(),
+        lambda t: t.tensor(3.0).all(dim=0),
+    ],
+)
+def test_any_and_all_reduce_as_torch_does(program) -> None:
+    """Methods and functions, over every dimension, one, or several, with torch's result dtype."""
+    same_on_both(program)

@@ -111,6 +111,8 @@ OPS = [
     row("log", [POS], lambda t, a: a.log()),
     row("log_fn", [POS], lambda t, a: t.log(a)),
     row("sqrt", [POS], lambda t, a: a.sqrt()),
+    row("log10", [POS], lambda t, a: a.log10()),
+    row("log2_fn", [POS], lambda t, a: t.log2(a)),
     row("sin", [(3, 4)], lambda t, a: a.sin()),
     row("cos", [(3, 4)], lambda t, a: t.cos(a)),
     row("tanh", [(3, 4)], lambda t, a: a.tanh()),

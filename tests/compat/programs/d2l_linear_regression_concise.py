@@ -41,11 +41,11 @@ trainer = torch.optim.SGD(net.parameters(), lr=0.03)
 num_epochs = 3
 for epoch in range(num_epochs):
     for X, y in data_iter:
-        l = loss(net(X), y)  # noqa: E741 - d2l's name
+        l = loss(net(X), y)
         trainer.zero_grad()
         l.backward()
         trainer.step()
-    l = loss(net(features), labels)  # noqa: E741
+    l = loss(net(features), labels)
     print(f"epoch {epoch + 1}, loss {l:f}")
 
 w = net[0].weight.data

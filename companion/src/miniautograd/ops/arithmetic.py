@@ -9,6 +9,7 @@ too, and the engine sums it back to ``b``'s shape (``engine.fit_gradient``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -260,6 +261,34 @@ class Log(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad / a
+
+
+class Log10(Op):
+    """log(x) / log(10): makemore plots the loss as loss.log10()."""
+
+    @staticmethod
+    @quiet
+    def forward(ctx, a):
+        ctx.save(self=a)
+        return np.log10(floating(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * math.log(10))
+
+
+class Log2(Op):
+    @staticmethod
+    @quiet
+    def forward(ctx, a):
+        ctx.save(self=a)
+        return np.log2(floating(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * math.log(2))
 
 
 class Sqrt(Op):
@@ -564,6 +593,8 @@ TABLE = [
     op("sqrt", Sqrt, inplace=True),
     op("sin", Sin, inplace=True),
     op("cos", Cos, inplace=True),
+    op("log10", Log10, inplace=True),
+    op("log2", Log2, inplace=True),
     op("tanh", Tanh, inplace=True),
     op("sigmoid", Sigmoid, inplace=True),
     op("relu", Relu, inplace=True),

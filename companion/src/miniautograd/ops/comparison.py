@@ -4,6 +4,7 @@ through them and they record no node, as in torch."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -38,12 +39,17 @@ def bitwise_not(self: Tensor) -> Tensor:
     return Tensor._make(~self._data)
 
 
-def any_true(self: Tensor) -> Tensor:
-    return Tensor._make(np.any(self._data))
+def _logical_reduction(name: str) -> Callable[..., Tensor]:
+    """``any``/``all`` over ``dim`` (an int, a tuple, or every dimension): bool, or uint8 for
+    a uint8 input, as torch keeps it."""
+    def reduction(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        data = self._data
+        result = getattr(xp_of(data), name)(data, axis=normalize_dims(dim, data.ndim),
+                                            keepdims=keepdim)
+        return Tensor._make(result.astype(np.uint8) if data.dtype == np.uint8 else result)
 
-
-def all_true(self: Tensor) -> Tensor:
-    return Tensor._make(np.all(self._data))
+    reduction.__name__ = name
+    return reduction
 
 
 def allclose(self: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
@@ -101,8 +107,8 @@ TABLE = [
     op("logical_xor", _elementwise(np.logical_xor), function=False, operators=("__xor__",)),
     op("logical_not", logical_not, function=False),
     op("bitwise_not", bitwise_not, operators=("__invert__",)),
-    op("any", any_true, function=False),
-    op("all", all_true, function=False),
+    op("any", _logical_reduction("any")),
+    op("all", _logical_reduction("all")),
     op("allclose", allclose),
     op("isclose", isclose),
     op("equal", equal),

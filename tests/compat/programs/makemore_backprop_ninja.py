@@ -1,0 +1,149 @@
+"""In the spirit of makemore parts 3 and 4: an MLP with a hand-written batch norm (mean and
+var(unbiased=True) over the batch, running statistics under no_grad), Kaiming-scaled weights,
+every intermediate kept with retain_grad(), then the lecture's manual backward pass, each
+gradient compared with autograd's as the lecture's cmp() does (approximate and maxdiff; cmp
+says why not exact), and exercise 2's one-line cross-entropy and batch-norm backward."""
+import torch
+import torch.nn.functional as F
+
+words = ["emma", "olivia", "ava", "isabella", "sophia", "charlotte", "mia", "amelia",
+         "harper", "evelyn", "abigail", "emily", "elizabeth", "mila", "ella", "avery"]
+chars = sorted(set("".join(words)))
+stoi = {s: i + 1 for i, s in enumerate(chars)}
+stoi["."] = 0
+vocab_size = len(stoi)
+block_size = 3
+X, Y = [], []
+for w in words:
+    context = [0] * block_size
+    for ch in w + ".":
+        ix = stoi[ch]
+        X.append(context)
+        Y.append(ix)
+        context = context[1:] + [ix]
+Xtr, Ytr = torch.tensor(X), torch.tensor(Y)
+
+n_embd, n_hidden = 10, 64
+g = torch.Generator().manual_seed(2147483647)
+C = torch.randn((vocab_size, n_embd), generator=g)
+W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size)**0.5)
+b1 = torch.randn(n_hidden, generator=g) * 0.1
+W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
+b2 = torch.randn(vocab_size, generator=g) * 0.1
+torch.manual_seed(42)  # the lecture draws these two from the default generator, unseeded
+bngain = torch.randn((1, n_hidden)) * 0.1 + 1.0
+bnbias = torch.randn((1, n_hidden)) * 0.1
+bnmean_running = torch.zeros((1, n_hidden))
+bnstd_running = torch.ones((1, n_hidden))
+parameters = [C, W1, b1, W2, b2, bngain, bnbias]
+print(sum(p.nelement() for p in parameters))
+for p in parameters:
+    p.requires_grad = True
+
+batch_size = 32
+n = batch_size
+ix = torch.randint(0, Xtr.shape[0], (batch_size,), generator=g)
+Xb, Yb = Xtr[ix], Ytr[ix]
+
+emb = C[Xb]
+embcat = emb.view(emb.shape[0], -1)
+hprebn = embcat @ W1 + b1
+bnmeani = 1 / n * hprebn.sum(0, keepdim=True)
+bndiff = hprebn - bnmeani
+bndiff2 = bndiff**2
+bnvar = 1 / (n - 1) * (bndiff2).sum(0, keepdim=True)
+bnvar_inv = (bnvar + 1e-5)**-0.5
+bnraw = bndiff * bnvar_inv
+hpreact = bngain * bnraw + bnbias
+h = torch.tanh(hpreact)
+logits = h @ W2 + b2
+logit_maxes = logits.max(1, keepdim=True).values
+norm_logits = logits - logit_maxes
+counts = norm_logits.exp()
+counts_sum = counts.sum(1, keepdims=True)
+counts_sum_inv = counts_sum**-1
+probs = counts * counts_sum_inv
+logprobs = probs.log()
+loss = -logprobs[range(n), Yb].mean()
+
+for p in parameters:
+    p.grad = None
+for t in [logprobs, probs, counts, counts_sum, counts_sum_inv, norm_logits, logit_maxes,
+          logits, h, hpreact, bnraw, bnvar_inv, bnvar, bndiff2, bndiff, hprebn, bnmeani,
+          embcat, emb]:
+    t.retain_grad()
+loss.backward()
+print("loss", loss.item())
+print("saturated tanh units:", (h.abs() > 0.99).float().mean().item())
+with torch.no_grad():
+    bnmean_running = 0.999 * bnmean_running + 0.001 * bnmeani
+    bnstd_running = 0.999 * bnstd_running + 0.001 * bnvar.sqrt()
+print("running mean[0, :3]", bnmean_running[0, :3])
+
+
+def cmp(s, dt, t):
+    # The lecture also prints exact = torch.all(dt == t.grad).item(). Which rows are exact in
+    # float32 depends on the kernels an engine runs for the same product (torch's autograd and
+    # its tensor ops differ from hpreact down; miniautograd's are the same NumPy calls), so it
+    # is left out here; maxdiff shows the same thing as a number.
+    app = torch.allclose(dt, t.grad)
+    maxdiff = (dt - t.grad).abs().max().item()
+    print(f"{s:15s} | approximate: {str(app):5s} | maxdiff: {maxdiff:.0e}")
+
+
+dlogprobs = torch.zeros_like(logprobs)
+dlogprobs[range(n), Yb] = -1.0 / n
+dprobs = (1.0 / probs) * dlogprobs
+dcounts_sum_inv = (counts * dprobs).sum(1, keepdim=True)
+dcounts = counts_sum_inv * dprobs
+dcounts_sum = (-counts_sum**-2) * dcounts_sum_inv
+dcounts += torch.ones_like(counts) * dcounts_sum
+dnorm_logits = counts * dcounts
+dlogits = dnorm_logits.clone()
+dlogit_maxes = (-dnorm_logits).sum(1, keepdim=True)
+dlogits += F.one_hot(logits.max(1).indices, num_classes=logits.shape[1]) * dlogit_maxes
+dh = dlogits @ W2.T
+dW2 = h.T @ dlogits
+db2 = dlogits.sum(0)
+dhpreact = (1.0 - h**2) * dh
+dbngain = (bnraw * dhpreact).sum(0, keepdim=True)
+dbnraw = bngain * dhpreact
+dbnbias = dhpreact.sum(0, keepdim=True)
+dbndiff = bnvar_inv * dbnraw
+dbnvar_inv = (bndiff * dbnraw).sum(0, keepdim=True)
+dbnvar = (-0.5 * (bnvar + 1e-5)**-1.5) * dbnvar_inv
+dbndiff2 = (1.0 / (n - 1)) * torch.ones_like(bndiff2) * dbnvar
+dbndiff += (2 * bndiff) * dbndiff2
+dhprebn = dbndiff.clone()
+dbnmeani = (-dbndiff).sum(0)
+dhprebn += 1.0 / n * (torch.ones_like(hprebn) * dbnmeani)
+dembcat = dhprebn @ W1.T
+dW1 = embcat.T @ dhprebn
+db1 = dhprebn.sum(0)
+demb = dembcat.view(emb.shape)
+dC = torch.zeros_like(C)
+for k in range(Xb.shape[0]):
+    for j in range(Xb.shape[1]):
+        ix = Xb[k, j]
+        dC[ix] += demb[k, j]
+
+for name, d, t in [("logprobs", dlogprobs, logprobs), ("probs", dprobs, probs),
+                   ("counts_sum_inv", dcounts_sum_inv, counts_sum_inv),
+                   ("counts", dcounts, counts), ("logits", dlogits, logits), ("h", dh, h),
+                   ("W2", dW2, W2), ("b2", db2, b2), ("hpreact", dhpreact, hpreact),
+                   ("bngain", dbngain, bngain), ("bnvar", dbnvar, bnvar),
+                   ("hprebn", dhprebn, hprebn), ("W1", dW1, W1), ("C", dC, C)]:
+    cmp(name, d, t)
+
+# exercise 2: the loss from F.cross_entropy, and its gradient in one line
+loss_fast = F.cross_entropy(logits, Yb)
+print(loss_fast.item(), "diff:", (loss_fast - loss).item())
+dlogits = F.softmax(logits, 1)
+dlogits[range(n), Yb] -= 1
+dlogits /= n
+cmp("logits", dlogits, logits)
+# the batch norm backward in one formula, with var(unbiased=True)
+hpreact_fast = bngain * (hprebn - hprebn.mean(0, keepdim=True)) / torch.sqrt(hprebn.var(0, keepdim=True, unbiased=True) + 1e-5) + bnbias
+print("max diff:", (hpreact_fast - hpreact).abs().max())
+dhprebn = bngain * bnvar_inv / n * (n * dhpreact - dhpreact.sum(0) - n / (n - 1) * bnraw * (dhpreact * bnraw).sum(0))
+cmp("hprebn", dhprebn, hprebn)
