@@ -267,3 +267,25 @@ def test_an_unpack_hook_must_return_a_tensor():
             y.sum().backward()
         errors.append(str(info.value))
     assert errors[1] == errors[0]
+
+
+def _hooks_fired_by_grad(t: Any, inputs: str) -> tuple[list[str], list]:
+    """The hooks that fire, in order, when autograd.grad asks for the named inputs."""
+    log: list[str] = []
+    x = t.tensor([1.0, 4.0], requires_grad=True)
+    z = x * 2
+    z.register_hook(lambda g: log.append("z's hook"))
+    r = z.sqrt()
+    r.register_hook(lambda g: log.append("r's hook"))
+    r.grad_fn.register_prehook(lambda g: log.append("Sqrt's pre-hook"))
+    r.grad_fn.register_hook(lambda grad_inputs, grad_outputs: log.append("Sqrt's hook"))
+    named = {"x": x, "z": z, "r": r}
+    grads = t.autograd.grad((r**3).sum(), [named[name] for name in inputs])
+    return log, [g.tolist() for g in grads]
+
+
+@pytest.mark.parametrize("inputs", ["r", "rz", "zx", "x"])
+def test_autograd_grad_runs_no_node_below_the_inputs_it_asks_for(inputs):
+    """An input's own node runs only when another input lies below it: asking for r alone,
+    only r's tensor hook fires, not the hooks of r's node (Sqrt) or of z below it."""
+    assert _hooks_fired_by_grad(mini, inputs) == _hooks_fired_by_grad(torch, inputs)

@@ -94,7 +94,9 @@ def _dependencies(root: Node) -> dict[Node, int]:
 
 
 def _needed(root: Node, targets: set[Node]) -> set[Node]:
-    """Nodes from which some target can be reached: the only ones autograd.grad must run."""
+    """The nodes autograd.grad must run: those with a target below them. A target itself runs
+    only if another target lies below it; otherwise its gradient is captured and it does not
+    run (torch's ``exec_info``), so its hooks do not fire."""
     needed: set[Node] = set()
     visited: set[Node] = {root}
     stack: list[tuple[Node, int]] = [(root, 0)]
@@ -109,7 +111,7 @@ def _needed(root: Node, targets: set[Node]) -> set[Node]:
                 stack.append((child, 0))
             continue
         stack.pop()
-        if node in targets or any(c in needed for c in edges if c is not None):
+        if any(c in targets or c in needed for c in edges if c is not None):
             needed.add(node)
     return needed
 
@@ -250,7 +252,7 @@ def _captured_instead(node: Node, grad_outputs: list, targets: set, needed: set,
     if node in targets:
         for output_nr, grad in enumerate(grad_outputs):
             captured[(node, output_nr)] = grad
-    return node not in needed or type(node) is AccumulateGrad
+    return node not in needed
 
 
 def _call_with_hooks(node: Node, grad_outputs: list) -> tuple:
