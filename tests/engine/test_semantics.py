@@ -3,6 +3,7 @@ must return the same values (tensors, flags, names, orders of events)."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -1018,3 +1019,30 @@ def test_grad_accepts_the_deprecated_only_inputs(only_inputs):
                                for w in caught]
 
     same_on_both(program)
+
+
+def _grad_mode_across_threads(t) -> list[bool]:
+    """What a new thread sees inside the main thread's no_grad(), and whether the main thread's
+    mode survives a thread that switches its own off."""
+    seen: list[bool] = []
+
+    def worker() -> None:
+        seen.append(t.is_grad_enabled())
+        t.set_grad_enabled(False)
+        seen.append(t.is_grad_enabled())
+
+    with t.no_grad():
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        seen.append(t.is_grad_enabled())
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    seen.append(t.is_grad_enabled())
+    return seen
+
+
+def test_grad_mode_is_per_thread_as_in_torch():
+    assert _grad_mode_across_threads(mini) == _grad_mode_across_threads(torch) == [
+        True, False, False, True, False, True]

@@ -27,9 +27,9 @@ from .graph import SAVED_TENSORS_HOOKS, AccumulateGrad, Node, _sequence_numbers
 
 _INPLACE_HINT = (
     "Hint: the tensor was changed in place (by an operation ending in '_', `+=`, `-=`, an "
-    "index assignment, or a write through a `.detach()`ed view) after autograd saved it for "
-    "backward. Change "
-    "a copy instead (`t = t.clone()` before the in-place op), or use the out-of-place operation."
+    "index assignment, or an in-place write through `t.detach()`, which shares t's memory) "
+    "after autograd saved it for backward. Change a copy instead (`t = t.clone()` before the "
+    "in-place op), or use the out-of-place operation."
 )
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "

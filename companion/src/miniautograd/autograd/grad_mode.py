@@ -1,17 +1,19 @@
-"""Grad mode: whether operations record a graph. One global switch, as in single-threaded torch."""
+"""Grad mode: whether operations record a graph. Per thread, as in torch: a thread starts with
+recording on, whatever mode the thread that started it is in."""
 
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _GradState:
-    enabled = True
+class _GradState(threading.local):
+    enabled = True  # each thread's starting value
 
 
 STATE = _GradState()
