@@ -1046,3 +1046,14 @@ def _grad_mode_across_threads(t) -> list[bool]:
 def test_grad_mode_is_per_thread_as_in_torch():
     assert _grad_mode_across_threads(mini) == _grad_mode_across_threads(torch) == [
         True, False, False, True, False, True]
+
+
+def test_relu_passes_no_nan_back_through_a_unit_that_was_off():
+    """torch's threshold_backward gives 0 where the input was not positive, even for a nan
+    gradient (a 0/1 mask times nan would be nan): after a nan loss, the weights of the hidden
+    units that were off keep a zero gradient (the REINFORCE snippet of chapter 7)."""
+    def program(t):
+        x = t.tensor([-1.0, 0.0, 2.0, float("nan")], requires_grad=True)
+        (grad,) = t.autograd.grad(t.relu(x), x, t.tensor([float("nan")] * 3 + [5.0]))
+        return grad
+    same_on_both(program)

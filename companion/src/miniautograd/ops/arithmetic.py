@@ -366,8 +366,11 @@ class Relu(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        # sign(result) is the 0/1 mask; as an op it keeps double backward connected (to zeros).
-        return grad * ctx.result.sign()
+        # torch's threshold_backward: 0 where the unit was off (result <= 0), whatever arrives,
+        # even nan, which a product with a 0/1 mask would pass on. The zeros are result * 0, so
+        # that double backward reaches the input (with zeros), as torch's does.
+        result = ctx.result
+        return where(result <= 0, result * 0, grad)
 
 
 def zeros_like_constant(tensor: Tensor) -> Tensor:
