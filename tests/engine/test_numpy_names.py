@@ -17,6 +17,8 @@ from miniautograd.ops.table import NUMPY_NAMES, _parameters
 
 # One call per table line with a dim or keepdim parameter, written with NumPy's names.
 CALLS: dict[str, Callable[[Any, Any], Any]] = {
+    "all": lambda t, x: (x > 0).all(axis=1, keepdims=True),
+    "any": lambda t, x: t.any(x > 2, axis=0),
     "argmax": lambda t, x: x.argmax(axis=1, keepdims=True),
     "argmin": lambda t, x: t.argmin(x, axis=0),
     "cat": lambda t, x: t.cat([x, x], axis=1),

@@ -1057,3 +1057,18 @@ def test_relu_passes_no_nan_back_through_a_unit_that_was_off():
         (grad,) = t.autograd.grad(t.relu(x), x, t.tensor([float("nan")] * 3 + [5.0]))
         return grad
     same_on_both(program)
+
+
+def test_a_node_called_by_hand_returns_what_torchs_returns():
+    """One input: the gradient bare (SumBackward0); several: a tuple (MulBackward0); a leaf's
+    AccumulateGrad: an empty tuple."""
+    def program(t):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+        loss = y.sum()
+        lone = loss.grad_fn(t.tensor(1.0))
+        pair = y.grad_fn(t.ones(2))
+        accumulate = y.grad_fn.next_functions[0][0]
+        return (type(lone).__name__, lone, type(pair).__name__, pair,
+                accumulate(t.ones(2)))
+    same_on_both(program)

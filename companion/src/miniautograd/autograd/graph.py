@@ -85,8 +85,11 @@ class Node:
     def apply(self, *grad_outputs: Any) -> tuple:
         raise NotImplementedError
 
-    def __call__(self, *grad_outputs: Any) -> tuple:
-        return self.apply(*grad_outputs)
+    def __call__(self, *grad_outputs: Any) -> Any:
+        """The node called by hand, as torch's: the gradient for its one input bare, those for
+        several inputs as a tuple."""
+        grads = self.apply(*grad_outputs)
+        return grads[0] if len(grads) == 1 else grads
 
     def register_prehook(self, hook: Callable) -> RemovableHandle:
         """``hook(grad_outputs) -> None | new grad_outputs`` runs before this node's backward."""
