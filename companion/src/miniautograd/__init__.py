@@ -58,6 +58,7 @@ from ._tensor import Size, Tensor, is_tensor
 # Makes autograd.functional an attribute. Imported here, after the ops: it calls ops, which
 # import autograd.function, so importing it from autograd/__init__ would be a cycle.
 from .autograd import functional as _functional
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -1,6 +1,7 @@
 """``miniautograd.autograd``: the same names as ``torch.autograd``."""
 
 from . import graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -12,6 +13,7 @@ __all__ = [
     "GradcheckError",
     "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
@@ -21,5 +23,6 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "once_differentiable",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -22,6 +22,9 @@ import numpy as np
 from .._backend import xp_of
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from .anomaly_mode import HINT as ANOMALY_HINT
+from .anomaly_mode import STATE as ANOMALY
+from .anomaly_mode import forward_trace, run_checked
 from .grad_mode import STATE, no_grad
 from .graph import SAVED_TENSORS_HOOKS, AccumulateGrad, Node, _sequence_numbers
 
@@ -114,6 +117,7 @@ class SavedTensor:
                 f"inplace operation: [{from_numpy_dtype(data.dtype).legacy_name} "
                 f"{list(data.shape)}]{kind}, is at version {self.vc[0]}; expected version "
                 f"{self.version} instead. {_INPLACE_HINT}"
+                + (f" {ANOMALY_HINT}" if ANOMALY.enabled else "")
             )
         if self.tensor is not None:
             return self.tensor
@@ -271,6 +275,8 @@ class BackwardFunction(Node):
             self._result = None
 
     def apply(self, *grad_outputs: Any) -> tuple:
+        if ANOMALY.enabled:
+            return run_checked(self, lambda: self._forward_cls._run_backward(self, grad_outputs))
         return self._forward_cls._run_backward(self, grad_outputs)
 
 
@@ -550,6 +556,8 @@ def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
         needs, numbers = tuple(needs), tuple(numbers)
         ctx.needs_input_grad = shared(needs) or _share(needs)
         ctx._seq = next(_sequence_numbers)
+        if ANOMALY.enabled:
+            ctx._forward_trace = forward_trace()
         ctx._next_nodes, ctx._next_nrs = tuple(nodes), shared(numbers) or _share(numbers)
         out = Tensor._make(forward(ctx, *inputs, **params), True, ctx)
         data = out._data  # numpy hands back a scalar for a 0-d result; _make made it an array

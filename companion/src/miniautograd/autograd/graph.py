@@ -14,6 +14,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
+from . import anomaly_mode
 from .grad_mode import STATE
 
 __all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle", "saved_tensors_hooks"]
@@ -65,6 +66,8 @@ class Node:
     def __init__(self) -> None:
         # Later nodes run first when several are ready: torch's engine orders by this number.
         self._seq = next(_sequence_numbers)
+        if anomaly_mode.STATE.enabled:
+            self._forward_trace = anomaly_mode.forward_trace()
 
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
