@@ -1072,3 +1072,12 @@ def test_a_node_called_by_hand_returns_what_torchs_returns():
         return (type(lone).__name__, lone, type(pair).__name__, pair,
                 accumulate(t.ones(2)))
     same_on_both(program)
+
+
+def test_an_in_place_write_into_an_expanded_tensor_raises_torchs_error():
+    """expand() shares one element among many: torch refuses add_ on it, and miniautograd
+    refuses every write, an index assignment too (where torch writes with a warning)."""
+    raises_like_torch(lambda t: t.ones(1).expand(3).add_(1), "more than one element",
+                      "clone()")
+    with pytest.raises(RuntimeError, match="clone"):
+        mini.ones(1).expand(3)[0] = 5.0

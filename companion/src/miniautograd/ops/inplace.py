@@ -44,8 +44,19 @@ def write(self: Tensor, result_data: Any) -> None:
             f"result type {_scalar_name(result_data)} can't be cast to the desired output type "
             f"{_scalar_name(target)}"
         )
+    refuse_shared_memory(target)
     target[...] = result_data
     self._vc[0] += 1
+
+
+def refuse_shared_memory(data: Any) -> None:
+    """An expanded tensor (``expand``, or the gradient of a ``sum``) is a read-only NumPy view
+    whose elements share memory; writing into it raises torch's error for such tensors."""
+    if not getattr(data.flags, "writeable", True):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
 
 
 def _scalar_name(data: Any) -> str:
@@ -180,6 +191,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         if base is not self:
             _become_view_of(self, base, positions_in_base(self, base))
         return
+    refuse_shared_memory(self._data)
     self._data[key] = value._data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 
