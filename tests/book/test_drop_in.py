@@ -1,6 +1,7 @@
 """Chapter 1 says that, in a program of its own, `import miniautograd as torch` runs the
-chapter's PyTorch cells unchanged, apart from the two forward-mode cells (torch.func), which it
-runs on PyTorch only. This runs every code cell of the chapter with that one import changed."""
+chapter's PyTorch cells unchanged, apart from the three cells that use torch.func.jvp (the two
+forward-mode cells and the count of saved tensors), which it runs on PyTorch only. This runs
+every code cell of the chapter with that one import changed."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from site_tools import ROOT
 
 CHAPTER = ROOT / "book" / "chapters" / "01_what_autograd_does.ipynb"
 IMPORT, DROP_IN = "import torch\n", "import miniautograd as torch\n"
-# The two cells the sentence excepts, torch.func.jvp (59, 61): they may run or fail.
-PYTORCH_ONLY = {"ch1-cell-59", "ch1-cell-61"}
+# The three cells the sentence excepts, with torch.func.jvp: they may run or fail.
+PYTORCH_ONLY = {"ch1-cell-59", "ch1-cell-61", "ch1-saved-memory"}
 
 
 def as_plain_python(source: str) -> str:
