@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from .._backend import xp_of
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # miniautograd's own frames are left out
 
@@ -53,7 +53,7 @@ def run_checked(node: Any, run: Callable[[], tuple]) -> tuple:
         grads = run()
         if STATE.check_nan:
             for index, grad in enumerate(grads):
-                if grad is not None and np.isnan(np.asarray(grad._data)).any():
+                if grad is not None and bool(xp_of(grad._data).isnan(grad._data).any()):
                     raise RuntimeError(
                         f"Function '{node.name()}' returned nan values in its {index}th output.")
     except Exception:

@@ -96,7 +96,7 @@ def _dependencies(root: Node) -> dict[Node, int]:
 def _needed(root: Node, targets: set[Node]) -> set[Node]:
     """The nodes autograd.grad must run: those with a target below them. A target itself runs
     only if another target lies below it; otherwise its gradient is captured and it does not
-    run (torch's ``exec_info``), so its hooks do not fire."""
+    run (torch's ``exec_info``): the tensor's hooks fire, the node's do not."""
     needed: set[Node] = set()
     visited: set[Node] = {root}
     stack: list[tuple[Node, int]] = [(root, 0)]
