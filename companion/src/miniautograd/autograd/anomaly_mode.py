@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._backend import xp_of
+from .grad_mode import _decorate
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # miniautograd's own frames are left out
 
@@ -94,8 +95,4 @@ class detect_anomaly:  # noqa: N801 - torch's name
         STATE.enabled, STATE.check_nan = self._previous
 
     def __call__(self, func: Callable) -> Callable:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self:
-                return func(*args, **kwargs)
-        wrapper.__name__, wrapper.__doc__ = func.__name__, func.__doc__
-        return wrapper
+        return _decorate(func, lambda: self)  # the grad modes' decorator, generators included
