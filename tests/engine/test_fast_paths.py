@@ -5,16 +5,25 @@
   through the general in-place path (``in_place``: the op, then its result written back).
 - A gradient that already fits its input is passed on as it is; one that does not is summed
   back over broadcast dimensions or cast (``engine.fit_gradient``).
+- A built-in op is recorded by ``fast_apply``, an inlined ``Op.record``: over every row of the
+  op table, both build the same graph (node names, ``needs_input_grad``, saved names, edges,
+  output shapes, the order of sequence numbers) and give the same values and gradients.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
-from helpers import same_on_both
+from helpers import make_arrays, make_input, same_on_both
+from test_ops import OPS
 
 import miniautograd as mini
+from miniautograd import ops
 from miniautograd.ops import inplace
+from miniautograd.ops.op import Op, OpNode
 
 UPDATES = {
     "same shape and dtype (fast)": lambda t, w: t.full((2, 3), 0.25, dtype=w.dtype),
@@ -69,3 +78,107 @@ def test_broadcast_gradients_are_summed_back_by_the_engine(shapes):
         return a.grad, b.grad
 
     same_on_both(program)
+
+
+# ---- an op recorded by its fast path (fast_apply) and by the readable one (Op.record) -------
+
+
+def _op_classes() -> list[type]:
+    classes, stack = [], [Op]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            classes.append(sub)
+            stack.append(sub)
+    return classes
+
+
+@contextmanager
+def readable_path():
+    """Every op class's ``apply``, and the op table's bindings built on it, swapped for
+    ``Op.record``; restored on exit."""
+    originals = {cls: cls.__dict__["apply"] for cls in _op_classes()}
+    for cls in originals:
+        cls.apply = staticmethod(_recorded_by(cls))
+    ops.install(mini.Tensor, vars(mini))
+    try:
+        yield
+    finally:
+        for cls, apply in originals.items():
+            cls.apply = apply
+        ops.install(mini.Tensor, vars(mini))
+
+
+def _recorded_by(cls: type) -> Callable:
+    """A plain function, as the Tensor method must be (a partial would not bind ``self``)."""
+
+    def apply(*inputs, **params):
+        return cls.record(*inputs, **params)
+
+    return apply
+
+
+def _recording(fn, inputs) -> dict:
+    """What ``fn`` records and computes, in terms that do not depend on the path: each node of
+    the graph in walk order with its name, needs_input_grad, saved names, edges (as walk
+    indices) and output shapes; the order of sequence numbers; values and gradients."""
+    arrays = make_arrays(inputs, np.dtype(np.float64), np.random.default_rng(0))
+    leaves = [make_input(mini, a, True, "cpu") for a in arrays]
+    outputs = [o for o in _as_tuple(fn(mini, *leaves)) if isinstance(o, mini.Tensor)]
+    order, index, stack = [], {}, [o.grad_fn for o in reversed(outputs) if o.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node in index:
+            continue
+        index[node] = len(order)
+        order.append(node)
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
+    nodes = []
+    for node in order:
+        nodes.append((
+            node.name(),
+            getattr(node, "needs_input_grad", None),
+            sorted(a for a in dir(node) if a.startswith("_saved_")),
+            [(None if n is None else index[n], nr) for n, nr in node.next_functions],
+            [None if m is None else (m[0], str(m[1])) for m in node._output_meta],
+            "_input_positions" in vars(node) if isinstance(node, OpNode) else None,  # its path
+        ))
+    ops_by_age = sorted((n for n in order if isinstance(n, OpNode)), key=lambda n: n._seq)
+    differentiable = [o for o in outputs if o.requires_grad]
+    grads = []
+    if differentiable:
+        total = sum((o * (k + 1)).sum() for k, o in enumerate(differentiable))
+        wanted = [leaf for leaf in leaves if isinstance(leaf, mini.Tensor) and leaf.requires_grad]
+        grads = mini.autograd.grad(total, wanted, allow_unused=True)
+    return {
+        "nodes": nodes,
+        "sequence order": [index[n] for n in ops_by_age],
+        "values": [repr(o.detach().numpy().tolist()) for o in outputs],  # nan == nan here
+        "flags": [(o.requires_grad, o.is_leaf, o._version) for o in outputs],
+        "gradients": [None if g is None else repr(g.numpy().tolist()) for g in grads],
+    }
+
+
+def _as_tuple(result):
+    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+
+
+@pytest.mark.parametrize(("inputs", "fn"), [pytest.param(*p.values[:2], id=p.id) for p in OPS])
+def test_every_op_records_the_same_by_its_fast_and_its_readable_path(inputs, fn):
+    fast = _recording(fn, inputs)
+    with readable_path():
+        readable = _recording(fn, inputs)
+    made_by = {"fast": {n[-1] for n in fast["nodes"] if n[-1] is not None},
+               "readable": {n[-1] for n in readable["nodes"] if n[-1] is not None}}
+    for recording in (fast, readable):  # the path's mark aside, everything must be the same
+        recording["nodes"] = [n[:-1] for n in recording["nodes"]]
+    assert readable == fast
+    assert made_by["fast"] <= {False}, "a node of the fast run came from Op.record"
+    assert made_by["readable"] <= {True}, "a node of the readable run came from fast_apply"
+
+
+def test_the_readable_path_is_the_one_taken_inside_readable_path():
+    x = mini.tensor([1.0, 2.0], requires_grad=True)
+    with readable_path():
+        assert "_input_positions" in vars((x.exp() + 1).grad_fn)
+        assert "_input_positions" in vars(mini.exp(x).grad_fn)
+    assert "_input_positions" not in vars(x.exp().grad_fn)

@@ -22,6 +22,8 @@ import numpy as np
 
 from .._backend import xp_of
 from .._tensor import Tensor
+from .anomaly_mode import STATE as ANOMALY
+from .anomaly_mode import run_checked
 from .function import edge_to
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad, GraphRoot, Node
@@ -159,13 +161,14 @@ def execute(
     create_graph: bool,
     capture: Sequence[tuple[Node, int]] | None = None,
 ) -> list | None:
-    """Run backward from ``roots``. With ``capture`` (autograd.grad), return the gradients
-    arriving at those edges instead of accumulating into leaves' ``.grad``."""
+    """Run backward from ``roots`` (torch's ``thread_main``): take the next ready node, let it
+    compute the gradients of its inputs, and send each along its edge, fitted to its input;
+    a node is ready once every edge into it has delivered. With ``capture``
+    (autograd.grad), return the gradients arriving at those edges instead of accumulating
+    into leaves' ``.grad``."""
     root = GraphRoot(tuple(edge_to(t) for t in roots), grads)
     dependencies = _dependencies(root)
-    targets = {node for node, _ in capture} if capture is not None else set()
-    needed = _needed(root, targets) if capture is not None else None
-    captured: dict[tuple[Node, int], Any] = {}
+    task = None if capture is None else _Capture(root, capture)
     buffers: dict[Node, list] = {}
     ready = ReadyQueue()
     ready.push(root)
@@ -174,25 +177,8 @@ def execute(
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             node = ready.pop()
-            if node is root:
-                grad_inputs = root.apply()
-            else:
-                grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
-                if node._tensor_pre_hooks or node._retained or (
-                        type(node) is AccumulateGrad and node.variable._hooks):
-                    _run_tensor_hooks(node, grad_outputs)
-                if needed is not None and _captured_instead(node, grad_outputs, targets, needed,
-                                                            captured):
-                    grad_inputs = (None,) * len(node._next_nodes)
-                else:
-                    if node._pre_hooks or node._post_hooks:
-                        grad_inputs = _call_with_hooks(node, grad_outputs)
-                    elif grad_outputs[0] is None and all(g is None for g in grad_outputs):
-                        grad_inputs = (None,) * len(node._next_nodes)  # nothing to propagate
-                    else:
-                        grad_inputs = node.apply(*grad_outputs)
-                    if not retain_graph:
-                        node._release()
+            grad_outputs = buffers.pop(node, None) or [None] * node._num_outputs
+            grad_inputs = evaluate_function(node, grad_outputs, retain_graph, task)
             # Send each gradient along its edge, fitted to the input it is for.
             for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
                                               strict=True):
@@ -212,9 +198,27 @@ def execute(
                 dependencies[child] = remaining
                 if remaining == 0:
                     ready.push(child)
-    if capture is None:
+    if task is None:
         return None
-    return [captured.get(edge) for edge in capture]
+    return [task.captured.get(edge) for edge in capture]
+
+
+def evaluate_function(node: Node, grad_outputs: list, retain_graph: bool,
+                      task: _Capture | None) -> tuple:
+    """One node's turn, as torch's ``evaluate_function``: the hooks of its tensors see the
+    gradients that arrived (and ``retain_grad`` keeps them); autograd.grad captures those it
+    asked for and skips a node with nothing it asked for below; the node runs; then it frees
+    what it saved, unless ``retain_graph``. (torch's ``evaluate_function`` also sends the
+    results on; here ``execute``'s loop does, where the counting is in sight.)"""
+    if node._tensor_pre_hooks or node._retained or (
+            type(node) is AccumulateGrad and node.variable._hooks):
+        _run_tensor_hooks(node, grad_outputs)
+    if task is not None and task.instead(node, grad_outputs):
+        return (None,) * len(node._next_nodes)
+    grad_inputs = call_function(node, grad_outputs)
+    if not retain_graph:
+        node._release()
+    return grad_inputs
 
 
 def fit_gradient(node: Node, grads: tuple, grad: Tensor, shape: tuple, dtype: Any) -> Tensor:
@@ -246,26 +250,38 @@ def _expandable(shape: tuple, to: tuple) -> bool:
     return all(n in (1, m) for n, m in zip(shape[::-1], to[::-1], strict=False))
 
 
-def _captured_instead(node: Node, grad_outputs: list, targets: set, needed: set,
-                      captured: dict) -> bool:
-    """For autograd.grad: record gradients reaching a target; True if ``node`` must not run."""
-    if node in targets:
-        for output_nr, grad in enumerate(grad_outputs):
-            captured[(node, output_nr)] = grad
-    return node not in needed
+class _Capture:
+    """What autograd.grad asked for: the edges whose gradients it returns, and the nodes that
+    must run to compute them (``_needed``)."""
+
+    def __init__(self, root: Node, edges: Sequence[tuple[Node, int]]) -> None:
+        self.targets = {node for node, _ in edges}
+        self.needed = _needed(root, self.targets)
+        self.captured: dict[tuple[Node, int], Any] = {}
+
+    def instead(self, node: Node, grad_outputs: list) -> bool:
+        """Record the gradients reaching a target; True if ``node`` must not run."""
+        if node in self.targets:
+            for output_nr, grad in enumerate(grad_outputs):
+                self.captured[(node, output_nr)] = grad
+        return node not in self.needed
 
 
-def _call_with_hooks(node: Node, grad_outputs: list) -> tuple:
-    """Run one node's backward with its hooks: pre-hooks see (and may replace) the gradients
-    of its outputs, post-hooks the gradients it computed, already fitted to its inputs."""
+def call_function(node: Node, grad_outputs: list) -> tuple:
+    """Run one node's backward, as torch's ``call_function``: pre-hooks see (and may replace)
+    the gradients of its outputs, post-hooks the gradients it computed, already fitted to its
+    inputs. A node that received no gradient at all passes None on without running."""
     if node._pre_hooks:
         for hook in node._pre_hooks:
             replaced = hook(tuple(grad_outputs))
             if replaced is not None:
                 grad_outputs = list(replaced)
-    if grad_outputs[0] is None and all(g is None for g in grad_outputs):
+    if grad_outputs and grad_outputs[0] is None and all(g is None for g in grad_outputs):
         return (None,) * len(node._next_nodes)
-    grad_inputs = node.apply(*grad_outputs)
+    if ANOMALY.enabled:  # a failing node names the forward call that made it
+        grad_inputs = run_checked(node, lambda: node.apply(*grad_outputs))
+    else:
+        grad_inputs = node.apply(*grad_outputs)
     if node._post_hooks:
         grad_inputs = tuple(
             None if grad is None or child is None

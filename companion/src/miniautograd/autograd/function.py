@@ -1,10 +1,12 @@
 """``Function``: an operation with a forward and a backward written side by side.
 
-Read this file first. User code subclasses ``Function`` exactly as in torch; every built-in
-operation of miniautograd is an ``Op``, a ``Function`` whose forward computes on arrays.
-Calling ``apply`` runs forward and, when some input requires grad, links the backward node
-into the graph: the ``ctx`` object passed to forward *is* that node (``output.grad_fn``), as
-in torch. The engine (``engine.py``) later calls the node's backward with the gradient of
+Read this file first; it is the counterpart of ``torch/autograd/function.py``. User code
+subclasses ``Function`` exactly as in torch; every built-in operation of miniautograd is an
+``Op`` (``ops/op.py``), a ``Function`` whose forward computes on arrays. Both record the graph
+the same way, in two steps around forward: ``collect_next_edges`` (which inputs need a
+gradient, and the edge each input's gradient travels along) and ``set_history`` (the outputs
+become the node's). The ``ctx`` object passed to forward *is* that node (``output.grad_fn``),
+as in torch. The engine (``engine.py``) later calls the node's backward with the gradient of
 each output, and sends the gradient of each input along ``next_functions``.
 """
 
@@ -24,9 +26,8 @@ from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from .anomaly_mode import HINT as ANOMALY_HINT
 from .anomaly_mode import STATE as ANOMALY
-from .anomaly_mode import forward_trace, run_checked
 from .grad_mode import STATE, no_grad
-from .graph import SAVED_TENSORS_HOOKS, AccumulateGrad, Node, _sequence_numbers
+from .graph import SAVED_TENSORS_HOOKS, AccumulateGrad, Node
 
 _INPLACE_HINT = (
     "Hint: the tensor was changed in place (by an operation ending in '_', `+=`, `-=`, an "
@@ -75,8 +76,8 @@ class SavedTensor:
     __slots__ = ("data", "edge", "output_nr", "packed", "requires_grad", "source", "tensor",
                  "unpack_hook", "vc", "version")
 
-    def __init__(self, tensor: Tensor, hooked: bool = True) -> None:
-        if hooked and SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
+    def __init__(self, tensor: Tensor) -> None:
+        if SAVED_TENSORS_HOOKS:  # inside saved_tensors_hooks: keep what pack gives
             pack, self.unpack_hook = SAVED_TENSORS_HOOKS[-1]
             self.packed = pack(tensor)
             self.source = weakref.ref(tensor)  # not kept alive: only ``saves`` asks for it
@@ -90,7 +91,7 @@ class SavedTensor:
         self.version = tensor._vc[0]
 
     def saves(self, tensor: Tensor) -> bool:
-        """Whether ``tensor`` is the one saved here (asked by ``_connect_outputs``). A packed
+        """Whether ``tensor`` is the one saved here (asked by ``set_history``). A packed
         tensor is known by a weak reference, not its id: a temporary saved and freed in
         ``forward`` may leave its id to an output."""
         if self.tensor is not None:
@@ -170,9 +171,10 @@ class BackwardFunction(Node):
     """The backward node of a ``Function``; it is also the ``ctx`` that forward receives."""
 
     _forward_cls: type[Function]
-    # What forward saved, in order: SavedTensor for tensors, numbers and None as they are; a
-    # dict by torch's names (``_saved_self``) for built-in ops. None once backward freed them.
-    _packed: tuple[Any, ...] | dict[str, Any] | None = ()
+    # What forward saved, in order: SavedTensor for tensors, numbers and None as they are (None
+    # once backward freed them); built-in ops also name each value (``_saved_self``).
+    _packed: tuple[Any, ...] | None = ()
+    _packed_names: tuple[str, ...] = ()
     _result: SavedTensor | None = None
     _dirty: tuple[Tensor, ...] = ()
     _non_differentiable: tuple[Tensor, ...] = ()
@@ -188,19 +190,21 @@ class BackwardFunction(Node):
                     f"{index} is of type {type(tensor).__name__}. Keep other values as "
                     "attributes of ctx (ctx.my_value = ...)."
                 )
-        hooked = True in self.needs_input_grad  # pack only what a backward will unpack
-        self._packed = tuple([None if t is None else SavedTensor(t, hooked) for t in tensors])
+        self._keep(tensors)
 
     def save(self, /, **values: Any) -> None:
         """What built-in ops call: each value under torch's name for it (``self``, ``other``),
-        readable as ``_saved_<name>`` and, in order, as ``saved_tensors``. A tensor is checked
-        for in-place changes when unpacked; a Python number or None is kept as it is. Nothing
-        is kept when no input needs a gradient: no backward will ask for it."""
+        readable as ``_saved_<name>`` and, in order, as ``saved_tensors``. A Python number or
+        None is kept as it is."""
+        self._packed_names = tuple(values)
+        self._keep(values.values())
+
+    def _keep(self, values: Any) -> None:
+        """Keep tensors as SavedTensor (checked for in-place changes when unpacked), anything
+        else as it is. Nothing is kept when no input needs a gradient: no backward will ask,
+        and a ``saved_tensors_hooks`` pack must not run for it (as in torch)."""
         if True in self.needs_input_grad:
-            for name, value in values.items():
-                if isinstance(value, Tensor):
-                    values[name] = SavedTensor(value)
-            self._packed = values
+            self._packed = tuple([SavedTensor(v) if isinstance(v, Tensor) else v for v in values])
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors
@@ -217,8 +221,6 @@ class BackwardFunction(Node):
         saved = self._packed
         if saved is None:
             raise RuntimeError(_FREED)
-        if type(saved) is dict:
-            saved = saved.values()
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
     @property
@@ -240,7 +242,7 @@ class BackwardFunction(Node):
 
     def __dir__(self) -> list[str]:
         """List the saved values as torch's nodes do (``_saved_self``, ``_saved_result``, ...)."""
-        names = [f"_saved_{n}" for n in self._names_of_saved()]
+        names = [f"_saved_{n}" for n in self._packed_names]
         if self._forward_cls.saves_result:
             names.append("_saved_result")
         return sorted(set(super().__dir__()) | set(names))
@@ -250,34 +252,53 @@ class BackwardFunction(Node):
         key = name[7:] if name.startswith("_saved_") else None
         if key == "result" and self._forward_cls.saves_result:
             return self.result
-        names = self._names_of_saved()
-        if key in names:
+        names = self._packed_names
+        if key in names:  # once freed, reading one raises, as in torch
             return _number_as_tensor(self.saved_tensors[names.index(key)])
         if key and key in self.__dict__:  # what forward kept on ctx: `_saved_dim`, ...
             return self.__dict__[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def _names_of_saved(self) -> list[str]:
-        """torch's names of what a built-in op saved (``self``, ``other``, ...), also once freed
-        (reading them then raises, as in torch)."""
-        packed = self._packed
-        return list(packed) if type(packed) is dict else list(self._freed_names)
-
-    _freed_names: tuple[str, ...] = ()
-
     def _release(self) -> None:
-        packed = self._packed
-        if packed:
-            if type(packed) is dict:
-                self._freed_names = tuple(packed)
+        if self._packed:
             self._packed = None
         if self._result is not None:
             self._result = None
 
+    # ---- what the engine calls ---------------------------------------------------------------
     def apply(self, *grad_outputs: Any) -> tuple:
-        if ANOMALY.enabled:
-            return run_checked(self, lambda: self._forward_cls._run_backward(self, grad_outputs))
-        return self._forward_cls._run_backward(self, grad_outputs)
+        """The Function's ``backward``, called with this node as its ctx (torch's
+        ``BackwardCFunction.apply``), and what it returned checked: one gradient (or None) per
+        argument of forward, of which the tensor inputs' go on. (The engine then fits each to
+        its input: broadcasting summed away, dtype cast.)"""
+        if self.materialize_grads:  # zeros on the device of the gradients that did arrive
+            xp = next((xp_of(g._data) for g in grad_outputs if isinstance(g, Tensor)), np)
+            grad_outputs = tuple(
+                Tensor._make(xp.zeros(*meta)) if g is None and meta is not None else g
+                for g, meta in zip(grad_outputs, self._output_meta, strict=True)
+            )
+        grads = self._forward_cls.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        expected = len(self.needs_input_grad)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]
+        if len(grads) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{expected}, got {len(grads)}). backward must return one gradient (or None) "
+                "for each argument that forward received, in the same order."
+            )
+        checked = []
+        for position in self._input_positions:
+            grad = grads[position] if self.needs_input_grad[position] else None
+            if grad is not None and not isinstance(grad, Tensor):
+                raise TypeError(
+                    f"function {self.name()} returned a gradient of type "
+                    f"{type(grad).__name__} at index {position}; return a Tensor or None."
+                )
+            checked.append(grad)
+        return tuple(checked)
 
 
 class Function:
@@ -288,11 +309,13 @@ class Function:
     """
 
     _backward_cls: type[BackwardFunction]
+    _node_base: type[BackwardFunction] = BackwardFunction  # what the node class derives from
     _node_suffix = ""  # built-in ops: "0", as torch numbers its built-in nodes
     # The name of this class's node: set where torch's is not <Class>Backward0 (a built-in op),
     # and resolved for every class when it is defined, so that a subclass reads its own.
     node_name: str | None = None
     saves_result = False  # built-in ops whose backward reads ``ctx.result``
+    is_view = False  # every output shares the first input's storage and version counter
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -303,7 +326,7 @@ class Function:
                                 "__qualname__": short}
         if namespace:  # nodes torch implements in C++ report a namespaced name()
             body["name"] = lambda self: name
-        cls._backward_cls = type(short, (BackwardFunction,), body)
+        cls._backward_cls = type(short, (cls._node_base,), body)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -332,63 +355,52 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-        track = STATE.enabled and True in needs
         ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs if track else (False,) * len(args)
-        with no_grad():
+        tracked = collect_next_edges(ctx, args)
+        with no_grad():  # forward's own tensor operations are not recorded
             if cls.setup_context is not Function.setup_context:
                 result = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, result)
             else:
                 result = cls.forward(ctx, *args, **kwargs)
-        if not track:
-            return result
-        return _connect_outputs(ctx, args, result)
-
-    @classmethod
-    def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:
-        """One gradient per tensor input, from backward's one per argument of forward. (The
-        engine then checks each against its input, and sums away broadcasting.)"""
-        if ctx.materialize_grads:  # zeros on the device of the gradients that did arrive
-            xp = next((xp_of(g._data) for g in grad_outputs if isinstance(g, Tensor)), np)
-            grad_outputs = tuple(
-                Tensor._make(xp.zeros(*meta)) if g is None and meta is not None else g
-                for g, meta in zip(grad_outputs, ctx._output_meta, strict=True)
-            )
-        grads = cls.backward(ctx, *grad_outputs)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        expected = len(ctx.needs_input_grad)
-        if len(grads) > expected and all(g is None for g in grads[expected:]):
-            grads = grads[:expected]
-        if len(grads) != expected:
-            raise RuntimeError(
-                f"function {ctx.name()} returned an incorrect number of gradients (expected "
-                f"{expected}, got {len(grads)}). backward must return one gradient (or None) "
-                "for each argument that forward received, in the same order."
-            )
-        checked = []
-        for position in ctx._input_positions:
-            grad = grads[position] if ctx.needs_input_grad[position] else None
-            if grad is not None and not isinstance(grad, Tensor):
-                raise TypeError(
-                    f"function {ctx.name()} returned a gradient of type "
-                    f"{type(grad).__name__} at index {position}; return a Tensor or None."
-                )
-            checked.append(grad)
-        return tuple(checked)
+        if tracked:
+            result = set_history(ctx, args, result)
+        if cls.is_view:
+            mark_views(result if isinstance(result, tuple) else (result,), args[0])
+        return result
 
 
-def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
-    """Make the forward's outputs children of ``ctx`` in the graph."""
-    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+# ---- recording: the same two steps for every operation, a Function or a built-in op ---------
+
+
+def collect_next_edges(ctx: BackwardFunction, inputs: tuple, every_input: bool = False) -> bool:
+    """Before forward: which inputs need a gradient (``ctx.needs_input_grad``, which forward
+    may read) and the edge each input's gradient will travel along (``edge_to``). Returns
+    whether the operation is recorded: grad mode is on and some input requires grad.
+
+    A Function has an edge per tensor argument; a built-in op (``every_input``) one per
+    input, since torch treats a Python number there as a (wrapped-number) tensor."""
+    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in inputs])
+    if not (STATE.enabled and True in needs):
+        ctx.needs_input_grad = (False,) * len(inputs)
+        return False
+    ctx.needs_input_grad = needs
+    positions = tuple(i for i, a in enumerate(inputs) if every_input or isinstance(a, Tensor))
     ctx._input_positions = positions
-    ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
+    ctx.next_functions = tuple(edge_to(inputs[i]) for i in positions)
+    return True
+
+
+def set_history(ctx: BackwardFunction, inputs: tuple, result: Any) -> Any:
+    """After forward: make its outputs the outputs of ``ctx`` in the graph (``grad_fn`` and
+    ``output_nr``), note each one's shape and dtype (the engine checks the gradients that
+    arrive against them), and unhook saved outputs from the node (``SavedTensor._as_output``).
+    Also the output rules of a Function: ``mark_dirty``, ``mark_non_differentiable``, an
+    input returned as it is, and outputs that cannot require grad (integers, bools)."""
     outputs = result if isinstance(result, tuple) else (result,)
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
-    input_ids = {id(args[i]) for i in positions}
+    input_ids = {id(a) for a in inputs if isinstance(a, Tensor)}
     connected, meta = [], []
     for index, out in enumerate(outputs):
         if not isinstance(out, Tensor):
@@ -411,13 +423,22 @@ def _connect_outputs(ctx: BackwardFunction, args: tuple, result: Any) -> Any:
         connected.append(out)
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple(meta)
-    if ctx._packed:
-        tensors = [t for t in connected if isinstance(t, Tensor)]
-        for saved in filter(None, ctx._packed):
+    tensors = [t for t in connected if isinstance(t, Tensor)]
+    if type(ctx)._forward_cls.saves_result:
+        ctx._result = SavedTensor(tensors[0])
+    for saved in (*(ctx._packed or ()), ctx._result):
+        if type(saved) is SavedTensor:
             output = next((t for t in tensors if saved.saves(t)), None)
             if output is not None:
                 saved._as_output(output)
     return tuple(connected) if isinstance(result, tuple) else connected[0]
+
+
+def mark_views(outputs: tuple, base: Tensor) -> None:
+    """Each output shares its base's storage and version counter, and remembers the base."""
+    for out in outputs:
+        out._vc = base._vc
+        out._view_base = base._view_base if base._view_base is not None else base
 
 
 def once_differentiable(backward: Callable) -> Callable:
@@ -461,127 +482,3 @@ class _DelayedError(Function):
             "@once_differentiable. Write its backward with differentiable tensor operations "
             "(and drop the decorator) to support double backward."
         )
-
-
-# ---- built-in operations -----------------------------------------------------------------------
-
-_new_node = object.__new__  # an untracked node needs no sequence number: Node.__init__ is skipped
-# Speed: one tuple object for each value a node keeps (``(True, False)``, ``(0, 0)``, a shape
-# and dtype). Sharing them leaves Python's garbage collector far fewer objects to look through
-# while a graph grows: measured, the 100,000-deep chain runs ~20% faster. Bounded, so that a
-# program with ever new shapes does not grow it without end.
-_SHARED: dict[tuple, tuple] = {}
-_SHARED_LIMIT = 2**16
-
-
-def _share(value: tuple) -> tuple:
-    """``value`` from now on shared (see ``_SHARED``); called the first time it is seen."""
-    if len(_SHARED) >= _SHARED_LIMIT:
-        _SHARED.clear()
-    _SHARED[value] = value
-    return value
-
-
-class Op(Function):
-    """A built-in operation: forward computes on arrays, backward on (differentiable) Tensors.
-
-    Inputs are tensors or Python numbers (both get an edge in ``next_functions``, as torch
-    gives a wrapped number one); parameters such as ``dim`` are keyword arguments. Backward
-    returns the bare local derivative for each input: the engine sums away broadcasting and
-    casts to the input's dtype (``engine.fit_gradient``, like torch's validate_outputs).
-
-    The one difference from a ``Function``: forward takes arrays out of its inputs and returns
-    one array, which ``apply`` wraps into the output tensor. Arrays record nothing, so forward
-    needs no ``no_grad()``; and with one output that ``apply`` makes itself, there is nothing
-    for ``_connect_outputs`` to sort out (several outputs, ``mark_dirty``,
-    ``mark_non_differentiable``, an input returned as is). The rest is the same: the ``ctx``
-    is the node, ``needs_input_grad`` says which inputs need a gradient, ``next_functions``
-    are the inputs' edges, and saved tensors are checked for in-place changes.
-
-    Class attributes, each only where needed: ``node_name`` (torch's node name, when it is
-    not ``<Class>Backward0``), ``saves_result`` (backward reads ``ctx.result``) and
-    ``is_view`` (the output shares its input's storage and version counter).
-    """
-
-    _node_suffix = "0"
-    is_view = False
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # Speed: apply is a plain function per op class (see _apply_of), installed as the
-        # Tensor method itself. Measured: ~6% fewer instructions on both the two-layer net and
-        # the scalar chain than a classmethod called through a method wrapper.
-        cls.apply = staticmethod(_apply_of(cls))  # type: ignore[method-assign]
-
-    @classmethod
-    def _run_backward(cls, ctx: BackwardFunction, grad_outputs: tuple) -> tuple:
-        grads = cls.backward(ctx, *grad_outputs)
-        return grads if isinstance(grads, tuple) else (grads,)
-
-
-def _apply_of(cls: type[Op]) -> Callable[..., Tensor]:
-    """``Op.apply`` for one op class: a plain function of the inputs, so that the op table can
-    install it as the Tensor method itself (``Tensor.exp is Exp.apply``), with no call in
-    between on the hottest path of the engine."""
-    backward_cls, forward = cls._backward_cls, cls.forward
-    saves_result, is_view = cls.saves_result, cls.is_view
-    shared = _SHARED.get  # one object for each value: see _SHARED
-
-    def apply(*inputs: Any, **params: Any) -> Tensor:
-        # One pass over the inputs finds which need grad and their edges, as edge_to() would;
-        # the node joins the graph only if some input needs a gradient.
-        ctx = _new_node(backward_cls)
-        recording = False
-        if STATE.enabled:
-            needs, nodes, numbers = [], [], []
-            for value in inputs:
-                if isinstance(value, Tensor) and value._requires_grad:
-                    recording = True
-                    needs.append(True)
-                    node = value.grad_fn
-                    if node is None:
-                        nodes.append(accumulator(value))
-                        numbers.append(0)
-                    else:
-                        nodes.append(node)
-                        numbers.append(value._output_nr)
-                else:
-                    needs.append(False)
-                    nodes.append(None)
-                    numbers.append(0)
-        if not recording:
-            ctx.needs_input_grad = (False,) * len(inputs)
-            out = Tensor._make(forward(ctx, *inputs, **params))
-            return _mark_view(out, inputs[0]) if is_view else out
-        needs, numbers = tuple(needs), tuple(numbers)
-        ctx.needs_input_grad = shared(needs) or _share(needs)
-        ctx._seq = next(_sequence_numbers)
-        if ANOMALY.enabled:
-            ctx._forward_trace = forward_trace()
-        ctx._next_nodes, ctx._next_nrs = tuple(nodes), shared(numbers) or _share(numbers)
-        out = Tensor._make(forward(ctx, *inputs, **params), True, ctx)
-        data = out._data  # numpy hands back a scalar for a 0-d result; _make made it an array
-        meta = ((data.shape, data.dtype),)
-        ctx._output_meta = shared(meta) or _share(meta)
-        if saves_result:
-            saved = ctx._result = SavedTensor(out)
-            saved._as_output(out)
-        return _mark_view(out, inputs[0]) if is_view else out
-
-    # What Jupyter's ``x.exp?`` and ``x.exp??`` (inspect.getsource) show: the op class, where
-    # its forward and backward are, not this closure.
-    apply.__name__ = apply.__qualname__ = cls.__name__
-    apply.__module__ = cls.__module__
-    apply.__doc__ = cls.__doc__ or (
-        f"The built-in operation ``{cls.__name__}``: its forward and backward are the class "
-        f"{cls.__module__}.{cls.__qualname__}."
-    )
-    apply.__wrapped__ = cls
-    return apply
-
-
-def _mark_view(out: Tensor, base: Tensor) -> Tensor:
-    """A view shares its base's storage and version counter, and remembers its base."""
-    out._vc = base._vc
-    out._view_base = base._view_base if base._view_base is not None else base
-    return out

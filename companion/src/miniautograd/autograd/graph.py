@@ -20,6 +20,8 @@ from .grad_mode import STATE
 __all__ = ["AccumulateGrad", "GraphRoot", "Node", "RemovableHandle", "saved_tensors_hooks"]
 
 _sequence_numbers = itertools.count()
+# The next node's sequence number: nodes are numbered in the order they are made.
+next_sequence_nr = _sequence_numbers.__next__
 
 # The (pack, unpack) pairs of the saved_tensors_hooks contexts now open, innermost last.
 SAVED_TENSORS_HOOKS: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
@@ -65,7 +67,7 @@ class Node:
 
     def __init__(self) -> None:
         # Later nodes run first when several are ready: torch's engine orders by this number.
-        self._seq = next(_sequence_numbers)
+        self._seq = next_sequence_nr()
         if anomaly_mode.STATE.enabled:
             self._forward_trace = anomaly_mode.forward_trace()
 
@@ -166,6 +168,8 @@ def _run_post_accumulate_hooks(leaf: Any) -> None:
 
 class GraphRoot(Node):
     """Hands the initial gradients to the roots of a backward call."""
+
+    _num_outputs = 0  # no gradient arrives here: apply gives the initial ones
 
     def __init__(self, edges: tuple, grads: tuple) -> None:
         super().__init__()

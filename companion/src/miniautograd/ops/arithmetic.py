@@ -16,8 +16,8 @@ import numpy as np
 
 from .._backend import xp_of
 from .._tensor import Tensor
-from ..autograd.function import Op
 from ._util import floating, operands, quiet, result_dtype
+from .op import Op
 from .table import op
 
 # ---- binary arithmetic -----------------------------------------------------------------------

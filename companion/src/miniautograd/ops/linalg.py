@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import Op
 from ._util import check_broadcast, raise_device_mismatch
+from .op import Op
 from .shape import SqueezeDims, UnsafeView
 from .table import op
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from .._backend import xp_of
 from .._tensor import Tensor
-from ..autograd.function import Op
 from ._util import operands
+from .op import Op
 from .reduction import normalize_dims
 from .table import op
 

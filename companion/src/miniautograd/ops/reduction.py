@@ -10,9 +10,9 @@ import numpy as np
 from .._backend import xp_of
 from .._dtype import to_numpy_dtype
 from .._tensor import MaxResult, MinResult, Tensor
-from ..autograd.function import Op
 from ._util import broadcast_axes, floating, quiet
 from .arithmetic import Maximum, Minimum, where
+from .op import Op
 from .table import op
 
 

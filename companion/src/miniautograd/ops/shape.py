@@ -10,8 +10,9 @@ import numpy as np
 from .. import _backend, _dtype
 from .._backend import device as Device
 from .._tensor import SortResult, Tensor
-from ..autograd.function import Function, Op
+from ..autograd.function import Function
 from ._util import raise_device_mismatch, result_dtype
+from .op import Op
 from .reduction import normalize_dims
 from .table import op
 
@@ -512,14 +513,7 @@ class Stack(Op):
 class _Pieces(Function):
     """An op with several outputs, each a view of a piece of the input."""
 
-    @classmethod
-    def apply(cls, *args: Any, **kwargs: Any) -> tuple:
-        pieces = super().apply(*args, **kwargs)
-        base = args[0]
-        for piece in pieces:
-            piece._vc = base._vc
-            piece._view_base = base._view_base if base._view_base is not None else base
-        return pieces
+    is_view = True
 
 
 class Unbind(_Pieces):
