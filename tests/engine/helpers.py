@@ -19,9 +19,7 @@ import numpy as np
 import torch
 
 import miniautograd as mini
-
-# (rtol, atol) by dtype: float32 results differ in the last bits (summation order, SLEEF vs libm).
-TOLERANCES = {np.dtype(np.float64): (1e-7, 1e-10), np.dtype(np.float32): (2e-5, 2e-6)}
+from miniautograd.testing import close, tolerances
 
 
 @dataclass(frozen=True)
@@ -109,12 +107,12 @@ def assert_same_tensor(mine: Any, theirs: Any, what: str, rtol: float | None = N
     assert not leaf or mine.is_leaf == theirs.is_leaf, (
         f"{what}: is_leaf {mine.is_leaf} != torch's {theirs.is_leaf}"
     )
-    expected = _numpy(theirs)
-    default_rtol, default_atol = TOLERANCES.get(expected.dtype, (0, 0))  # integers: exact
-    np.testing.assert_allclose(
-        _numpy(mine), expected, equal_nan=True, err_msg=what,
-        rtol=default_rtol if rtol is None else rtol, atol=default_atol if atol is None else atol,
-    )
+    expected, got = _numpy(theirs), _numpy(mine)
+    default_rtol, default_atol = tolerances(expected.dtype)  # integers and bools: exact
+    rtol, atol = default_rtol if rtol is None else rtol, default_atol if atol is None else atol
+    if not close(got, expected, rtol, atol).all():  # the same rule as compare_with_torch
+        np.testing.assert_allclose(got, expected, rtol, atol, equal_nan=True, err_msg=what)
+        raise AssertionError(f"{what}: not within rtol={rtol}, atol={atol}")
 
 
 def assert_same_graph(mine: Any, theirs: Any, mine_leaves: Sequence,
@@ -176,8 +174,9 @@ def check_op(
     ``inputs``: a shape (random float data in [-2, 2) that requires grad), an array (float
     arrays require grad and take ``dtype``), ``NoGrad(array)``, a torch tensor (its values, and
     whether it requires grad), or a Python number.
-    Tolerances default to each compared tensor's dtype (``TOLERANCES``). Warnings are
-    recorded, and none may be a RuntimeWarning (numpy's, which torch never emits).
+    Tolerances default to each compared tensor's dtype (``miniautograd.testing.TOLERANCES``).
+    Warnings are recorded, and none may be a RuntimeWarning (numpy's, which torch never
+    emits).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -258,7 +257,7 @@ def assert_same_value(mine: Any, theirs: Any, what: str = "result", rtol: float 
                       atol: float | None = None) -> None:
     """Nested tuples/lists/dicts of tensors, numbers, strings and None must agree.
 
-    Tolerances default to the compared tensor's dtype (see ``TOLERANCES``).
+    Tolerances default to the compared tensor's dtype (``miniautograd.testing.TOLERANCES``).
     """
     if isinstance(theirs, torch.Tensor):
         assert_same_tensor(mine, theirs, what, rtol, atol)

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import make_arrays, make_input
+from helpers import make_arrays, make_input, same_on_both
 from test_ops import OPS
 
 import miniautograd as mini
@@ -129,3 +129,19 @@ def test_gradcheck_several_inputs_and_outputs():
 
     assert mini.autograd.gradcheck(f, (x, w, c, 2.0))
     assert mini.autograd.gradgradcheck(f, (x, w, c, 2.0))
+
+
+def test_random_numbers_after_gradgradcheck_are_torchs():
+    """gradgradcheck draws its grad_outputs from the default generator (make_tensor's uniform
+    in [-1, 1)), so a program's later draws depend on it: the double-backward tutorial's."""
+
+    def program(t):
+        t.manual_seed(0)
+        x = t.randn(3, 2, dtype=t.double, requires_grad=True)
+        w = t.randn(2, 4, dtype=t.double, requires_grad=True)
+        passed = t.autograd.gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w))
+        after = t.randn(5, dtype=t.double)
+        passed_single = t.autograd.gradcheck(lambda a: a.exp(), (x,))
+        return passed, after, t.rand(3), passed_single
+
+    same_on_both(program)

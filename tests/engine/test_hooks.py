@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from helpers import same_on_both
 
 import miniautograd as mini
 
@@ -72,6 +73,25 @@ def test_errors_are_torchs(case):
         errors.append(info)
     assert errors[1].type is errors[0].type
     assert str(errors[1].value) == str(errors[0].value)
+
+
+def test_the_docstring_example_a_hook_that_returns_its_leaf():
+    """torch's docstring of register_post_accumulate_grad_hook updates in place with
+    ``p.add_(p.grad, alpha=-lr)``, which returns ``p``: torch takes the leaf itself as None."""
+
+    def program(t: Any) -> tuple:
+        lr = 0.01
+        v = t.tensor([0.0, 0.0, 0.0], requires_grad=True)
+
+        def hook(p: Any) -> Any:
+            with t.no_grad():
+                return p.add_(p.grad, alpha=-lr)
+
+        v.register_post_accumulate_grad_hook(hook)
+        v.backward(t.tensor([1.0, 2.0, 3.0]))
+        return v, v.grad
+
+    same_on_both(program)
 
 
 @pytest.mark.parametrize("optimizer", ["SGD", "Adam"])

@@ -3,6 +3,8 @@
 ``compare_with_torch(fn, *inputs)`` runs ``fn`` once on miniautograd tensors and once on torch
 tensors built from the same numbers, backpropagates the same output weighting through both,
 and reports the largest differences of the outputs and of every input's gradient.
+``TOLERANCES`` and ``close`` are how near two results must be to count as the same, here and in
+the package's own tests (``tests/engine/helpers.py``, ``check_op``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,21 @@ from . import _backend
 from ._creation import tensor
 from ._tensor import Tensor
 from .graph import GraphComparison, same_graph
+
+# (rtol, atol) for each floating dtype: how far apart two correct engines' results may be. In
+# float32 they differ in the last bits (the order of a sum, a vectorised or a scalar exp).
+TOLERANCES = {np.dtype(np.float64): (1e-7, 1e-10), np.dtype(np.float32): (2e-5, 2e-6)}
+
+
+def tolerances(dtype: Any) -> tuple[float, float]:
+    """``(rtol, atol)`` for results of ``dtype``; other dtypes (integers, bools) must be equal."""
+    return TOLERANCES.get(np.dtype(dtype), (0.0, 0.0))
+
+
+def close(mine: np.ndarray, theirs: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Where ``|mine - theirs| <= atol + rtol * |theirs|``, nan matching nan (numpy's and
+    torch's ``isclose`` with ``equal_nan=True``)."""
+    return np.isclose(mine, theirs, rtol=rtol, atol=atol, equal_nan=True)
 
 
 @dataclass
@@ -102,7 +119,7 @@ def _difference(name: str, mine: Any, theirs: Any, atol: float, rtol: float) -> 
     diff = np.abs(a - b)
     max_abs = float(diff.max()) if diff.size else 0.0
     max_rel = float((diff / np.maximum(np.abs(b), 1e-300)).max()) if diff.size else 0.0
-    return Difference(name, a.shape, max_abs, max_rel, bool(np.allclose(a, b, rtol, atol)))
+    return Difference(name, a.shape, max_abs, max_rel, bool(close(a, b, rtol, atol).all()))
 
 
 def _call(fn: Callable, module: Any, tensors: list) -> Any:
@@ -121,7 +138,7 @@ def compare_with_torch(fn: Callable[..., Any], *inputs: Any, device: str = "cpu"
     ``inputs`` are arrays, lists or tensors of either engine; floating ones become leaves
     that require grad. ``fn`` may take a keyword argument named ``torch``: it receives the
     engine's module (``miniautograd`` or ``torch``), so ``torch.relu(x)`` works in both runs.
-    Tolerances default to float32's (1e-5/1e-4) or float64's (1e-10/1e-7) precision.
+    Tolerances default to ``TOLERANCES``: float64's when an input is float64, else float32's.
     """
     import torch  # lazy: torch is an optional dependency of miniautograd
 
@@ -134,8 +151,9 @@ def compare_with_torch(fn: Callable[..., Any], *inputs: Any, device: str = "cpu"
         torches.append(torch.tensor(array, device=device, requires_grad=floating))
     out_mini, out_torch = _call(fn, miniautograd, minis), _call(fn, torch, torches)
     double = any(a.dtype == np.float64 for a in arrays)
-    atol = atol if atol is not None else (1e-10 if double else 1e-5)
-    rtol = rtol if rtol is not None else (1e-7 if double else 1e-4)
+    default_rtol, default_atol = tolerances(np.float64 if double else np.float32)
+    atol = atol if atol is not None else default_atol
+    rtol = rtol if rtol is not None else default_rtol
     report = Comparison(atol=atol, rtol=rtol)
     report.rows.append(_difference("output", out_mini, out_torch, atol, rtol))
     if getattr(out_torch, "requires_grad", False):

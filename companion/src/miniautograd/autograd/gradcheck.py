@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _random
+from .._backend import xp_of
 from .._tensor import Tensor
 from .engine import grad as autograd_grad
 from .grad_mode import enable_grad, no_grad
@@ -150,9 +152,11 @@ def gradgradcheck(
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     outputs = _differentiable(_outputs(func, inputs))
     if grad_outputs is None:
-        rng = np.random.default_rng(0)
+        # torch.testing.make_tensor(low=-1, high=1), as torch's gradgradcheck draws them: from
+        # the default generator, so that a program's later random numbers stay torch's.
         grad_outputs = tuple(
-            Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype), True)
+            Tensor._make(xp_of(o._data).asarray(
+                _random.uniform_(o._data.shape, -1.0, 1.0, o._data.dtype)), True)
             for o in outputs
         )
     grad_outputs = tuple(grad_outputs)

@@ -156,10 +156,11 @@ class AccumulateGrad(Node):
 
 
 def _run_post_accumulate_hooks(leaf: Any) -> None:
-    """Each hook sees the leaf with its new ``.grad``; like torch, it may not return one."""
+    """Each hook sees the leaf with its new ``.grad``; like torch, it may return nothing but
+    the leaf itself (what ``p.add_(...)`` returns), which counts as returning None."""
     for hook in list(leaf._post_accumulate_hooks):
         returned = hook(leaf)
-        if returned is None:
+        if returned is None or returned is leaf:
             continue
         if isinstance(returned, Tensor):
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
