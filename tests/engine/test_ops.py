@@ -22,6 +22,7 @@ BOOLS = NoGrad(np.random.default_rng(5).random((3, 4)) < 0.5)
 MASK = NoGrad(np.random.default_rng(6).random((3, 4)) < 0.5)
 INDEX = NoGrad(np.array([2, 0, 2], dtype=np.int64))
 TARGET = NoGrad(np.array([1, 0, 3], dtype=np.int64))
+LOOKUP = NoGrad(np.array([[0, 2, 2], [4, 1, 2]], dtype=np.int64))  # rows of a (5, d) table
 PROBS = uniform((3, 4), 0.0, 1.0, seed=7)  # soft targets of binary cross-entropy
 # Logits whose sigmoid rounds to 0 or 1: the loss must come from the logits, not log(sigmoid).
 LARGE_LOGITS = np.array([[-100.0, -30.0, 30.0, 100.0], [-5.0, 0.0, 5.0, 40.0],
@@ -415,6 +416,22 @@ OPS = [
         lambda t, a, y: t.nn.functional.cross_entropy(a, y, reduction="none")),
     row("F_cross_entropy_1d", [(4,), NoGrad(np.array(2))],
         lambda t, a, y: t.nn.functional.cross_entropy(a, y)),
+    # ---- embedding lookup and batch normalisation ----
+    row("F_embedding", [(5, 3), LOOKUP], lambda t, w, i: t.nn.functional.embedding(i, w)),
+    row("F_embedding_padding", [(5, 3), LOOKUP],
+        lambda t, w, i: t.nn.functional.embedding(i, w, padding_idx=-3)),
+    row("F_batch_norm_train", [(4, 3), POS_ROW[:3], (3,)],
+        lambda t, x, w, b: t.nn.functional.batch_norm(x, None, None, w, b, training=True)),
+    row("F_batch_norm_train_3d", [(4, 3, 2), (3,), (3,)],
+        lambda t, x, w, b: t.nn.functional.batch_norm(x, None, None, w, b, training=True)),
+    row("F_batch_norm_train_no_affine", [(5, 2)],
+        lambda t, x: t.nn.functional.batch_norm(x, None, None, training=True, eps=0.1)),
+    row("F_batch_norm_eval", [(4, 3), (3,), (3,), NoGrad(np.array([0.5, -1.0, 2.0])),
+                              NoGrad(POS_ROW[:3])],
+        lambda t, x, w, b, m, v: t.nn.functional.batch_norm(x, m.clone(), v.clone(), w, b)),
+    row("F_batch_norm_running_stats", [(4, 3), NoGrad(np.array([0.5, -1.0, 2.0])),
+                              NoGrad(POS_ROW[:3])],
+        lambda t, x, m, v: _running_stats(t, x, m.clone(), v.clone())),
     # ---- copies, conversions, comparisons ----
     row("clone", [(3, 4)], lambda t, a: a.clone()),
     row("clone_fn", [(3, 4)], lambda t, a: t.clone(a)),
@@ -490,6 +507,13 @@ def _bce(t, a, y, **options):
 def _isub(a, b):
     a -= b
     return a
+
+
+def _running_stats(t, x, mean, var):
+    """Batch norm in training, with running statistics: the output, then both statistics
+    updated in place (momentum 0.3: new = 0.3 * batch's + 0.7 * old)."""
+    out = t.nn.functional.batch_norm(x, mean, var, training=True, momentum=0.3)
+    return out, mean, var
 
 
 def _add_then_use(a):

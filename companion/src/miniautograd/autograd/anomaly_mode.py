@@ -3,7 +3,7 @@ Python stack of the forward call that made it, and when the node's backward fail
 gives that stack; with ``check_nan``, a backward that returns nan raises at once.
 
 The switch is read where nodes are made (``Node.__init__`` and the ops' ``apply``) and where
-they run (the engine's ``call_function``); off, it costs one attribute read there.
+they run (the engine's ``evaluate_function``); off, it costs one attribute read there.
 """
 
 from __future__ import annotations

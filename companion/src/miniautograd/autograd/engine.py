@@ -207,15 +207,26 @@ def evaluate_function(node: Node, grad_outputs: list, retain_graph: bool,
                       task: _Capture | None) -> tuple:
     """One node's turn, as torch's ``evaluate_function``: the hooks of its tensors see the
     gradients that arrived (and ``retain_grad`` keeps them); autograd.grad captures those it
-    asked for and skips a node with nothing it asked for below; the node runs; then it frees
-    what it saved, unless ``retain_graph``. (torch's ``evaluate_function`` also sends the
-    results on; here ``execute``'s loop does, where the counting is in sight.)"""
+    asked for and skips a node with nothing it asked for below; the node runs, between its own
+    pre- and post-hooks; then it frees what it saved, unless ``retain_graph``. (torch's
+    ``evaluate_function`` also sends the results on; here ``execute``'s loop does, where the
+    counting is in sight.)"""
     if node._tensor_pre_hooks or node._retained or (
             type(node) is AccumulateGrad and node.variable._hooks):
         _run_tensor_hooks(node, grad_outputs)
     if task is not None and task.instead(node, grad_outputs):
         return (None,) * len(node._next_nodes)
-    grad_inputs = call_function(node, grad_outputs)
+    if node._pre_hooks:
+        grad_outputs = _run_pre_hooks(node, grad_outputs)
+    if grad_outputs and grad_outputs[0] is None and all(g is None for g in grad_outputs):
+        grad_inputs = (None,) * len(node._next_nodes)  # no gradient arrived: nothing to send
+    else:
+        if ANOMALY.enabled:  # a failing node names the forward call that made it
+            grad_inputs = run_checked(node, lambda: node.apply(*grad_outputs))
+        else:
+            grad_inputs = node.apply(*grad_outputs)
+        if node._post_hooks:
+            grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
     if not retain_graph:
         node._release()
     return grad_inputs
@@ -267,32 +278,28 @@ class _Capture:
         return node not in self.needed
 
 
-def call_function(node: Node, grad_outputs: list) -> tuple:
-    """Run one node's backward, as torch's ``call_function``: pre-hooks see (and may replace)
-    the gradients of its outputs, post-hooks the gradients it computed, already fitted to its
-    inputs. A node that received no gradient at all passes None on without running."""
-    if node._pre_hooks:
-        for hook in node._pre_hooks:
-            replaced = hook(tuple(grad_outputs))
-            if replaced is not None:
-                grad_outputs = list(replaced)
-    if grad_outputs and grad_outputs[0] is None and all(g is None for g in grad_outputs):
-        return (None,) * len(node._next_nodes)
-    if ANOMALY.enabled:  # a failing node names the forward call that made it
-        grad_inputs = run_checked(node, lambda: node.apply(*grad_outputs))
-    else:
-        grad_inputs = node.apply(*grad_outputs)
-    if node._post_hooks:
-        grad_inputs = tuple(
-            None if grad is None or child is None
-            else fit_gradient(node, grad_inputs, grad, *child._output_meta[output_nr])
-            for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
-                                              strict=True)
-        )
-        for hook in node._post_hooks:
-            replaced = hook(grad_inputs, tuple(grad_outputs))
-            if replaced is not None:
-                grad_inputs = tuple(replaced)
+def _run_pre_hooks(node: Node, grad_outputs: list) -> list:
+    """Pre-hooks see (and may replace) the gradients of the node's outputs."""
+    for hook in node._pre_hooks:
+        replaced = hook(tuple(grad_outputs))
+        if replaced is not None:
+            grad_outputs = list(replaced)
+    return grad_outputs
+
+
+def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list) -> tuple:
+    """Post-hooks see (and may replace) the gradients the node computed, already fitted to
+    its inputs."""
+    grad_inputs = tuple(
+        None if grad is None or child is None
+        else fit_gradient(node, grad_inputs, grad, *child._output_meta[output_nr])
+        for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
+                                          strict=True)
+    )
+    for hook in node._post_hooks:
+        replaced = hook(grad_inputs, tuple(grad_outputs))
+        if replaced is not None:
+            grad_inputs = tuple(replaced)
     return grad_inputs
 
 

@@ -2,9 +2,11 @@
 
 from . import functional, init
 from .modules import (
+    BatchNorm1d,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
+    Embedding,
     Flatten,
     Linear,
     Module,
@@ -20,8 +22,10 @@ from .parameter import Parameter
 
 __all__ = [
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
     "CrossEntropyLoss",
     "Dropout",
+    "Embedding",
     "Flatten",
     "Linear",
     "MSELoss",

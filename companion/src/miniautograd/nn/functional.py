@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -81,6 +82,47 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     rows = input.reshape(-1, input.shape[-1])
     out = linalg.Addmm.apply(bias, rows, weight.t())
     return out.reshape(*input.shape[:-1], weight.shape[0])
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` at ``input``'s indices; ``padding_idx``'s row gets no gradient."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError(
+            "embedding: max_norm, scale_grad_by_freq and sparse are not supported by "
+            "miniautograd; leave them at their defaults"
+        )
+    rows = weight.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        if padding_idx < -rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx += rows
+    elif padding_idx >= rows:
+        raise AssertionError("Padding_idx must be within weight.size(0)")
+    return nn_ops.Embedding.apply(weight, indices=input, padding_idx=padding_idx)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dimension 1) over the batch, then ``* weight + bias``: in
+    training by the batch's statistics (and ``running_mean``/``running_var`` updated in place),
+    else by the running ones."""
+    shape = tuple(input.shape)
+    if training and math.prod(shape[:1] + shape[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{input.shape}")
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if stat is not None and stat.numel() != shape[1]:
+            raise RuntimeError(f"{name} should contain {shape[1]} elements not {stat.numel()}")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    return nn_ops.NativeBatchNorm.apply(input, weight, bias, running_mean=running_mean,
+                                        running_var=running_var, training=training,
+                                        momentum=momentum, eps=eps)
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _backend
-from .._creation import empty
+from .._creation import empty, ones, tensor, zeros
 from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import no_grad
 from . import functional as F
@@ -426,3 +426,111 @@ class BCEWithLogitsLoss(Module):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` vectors of size ``embedding_dim``, looked up by index;
+    initialised from N(0, 1), as in torch, with ``padding_idx``'s row zero."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            weight = empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
+            self.weight = Parameter(weight, requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        return text
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, **options: Any) -> Embedding:
+        """A table holding ``embeddings`` (a 2-D tensor), trainable only with freeze=False."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **options)
+
+
+class BatchNorm1d(Module):
+    """Normalise each of ``num_features`` channels of an (N, C) or (N, C, L) input: by the
+    batch's statistics while training (keeping running averages of them), by the running
+    averages in eval mode. ``momentum=None`` averages all batches equally."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        options = {"dtype": dtype, "device": device}
+        self.weight = Parameter(empty(num_features, **options)) if affine else None
+        self.bias = Parameter(empty(num_features, **options)) if affine and bias else None
+        for name in ("weight", "bias"):
+            if getattr(self, name) is None:
+                self.register_parameter(name, None)
+        for name in ("running_mean", "running_var", "num_batches_tracked"):
+            self.register_buffer(name, None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, **options))
+            self.register_buffer("running_var", ones(num_features, **options))
+            self.register_buffer("num_batches_tracked", tensor(0, device=device))
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative average of every batch so far
+                factor = 1.0 / float(self.num_batches_tracked)
+        stats = not self.training or self.track_running_stats
+        in_training = self.training or self.running_mean is None
+        return F.batch_norm(input, self.running_mean if stats else None,
+                            self.running_var if stats else None, self.weight, self.bias,
+                            in_training, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")

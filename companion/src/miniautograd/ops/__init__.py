@@ -2,6 +2,7 @@
 
 - ``arithmetic``: elementwise maths (``+ - * / **``, exp, log, relu, ...)
 - ``comparison``: comparisons and logic (no gradient)
+- ``counting``: histograms (no gradient)
 - ``reduction``: sum, mean, var, std, max, min
 - ``shape``: views and copies (reshape, transpose, indexing, cat, ...)
 - ``linalg``: matrix products
@@ -16,10 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import arithmetic, comparison, inplace, linalg, nn_ops, reduction, shape
+from . import arithmetic, comparison, counting, inplace, linalg, nn_ops, reduction, shape
 from .table import Entry, bindings
 
-TABLE: tuple[Entry, ...] = (*arithmetic.TABLE, *comparison.TABLE, *reduction.TABLE,
+TABLE: tuple[Entry, ...] = (*arithmetic.TABLE, *comparison.TABLE, *counting.TABLE,
+                            *reduction.TABLE,
                             *shape.TABLE, *linalg.TABLE, *nn_ops.TABLE, *inplace.TABLE)
 
 

@@ -1,4 +1,5 @@
-"""Softmax, log-softmax and losses, each one node as in torch."""
+"""Softmax, log-softmax, losses, embedding lookup and batch normalisation, each one node as in
+torch."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._backend import xp_of
+from .._backend import add_at, xp_of
 from .._tensor import Tensor
 from ._util import operands
 from .op import Op
@@ -202,6 +203,117 @@ def _scaled(log_sigmoid, pos_weight, target):
     if pos_weight is None:
         return log_sigmoid
     return log_sigmoid * ((pos_weight._data - 1) * target + 1)
+
+
+class Embedding(Op):
+    """Rows of ``weight`` looked up by ``indices``: ``weight[indices]``. Backward adds each
+    row's gradient back into the row it came from, except ``padding_idx``'s (a -1 for none)."""
+
+    @staticmethod
+    def forward(ctx, weight, indices=None, padding_idx=-1):
+        ids, rows = indices._data, weight._data.shape[0]
+        if ids.dtype.kind not in "iu":
+            raise RuntimeError(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar "
+                f"types: Long, Int; but got {indices.type()} instead (while checking arguments "
+                "for embedding)"
+            )
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= rows):
+            raise IndexError("index out of range in self")
+        ctx.save(indices=indices)
+        ctx.padding_idx, ctx.weight_sym_argsize_0 = padding_idx, rows
+        ctx.scale_grad_by_freq = ctx.sparse = False
+        return weight._data[ids]
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        return EmbeddingDenseBackward.apply(grad, indices=indices,
+                                            num_weights=ctx.weight_sym_argsize_0,
+                                            padding_idx=ctx.padding_idx)
+
+
+class EmbeddingDenseBackward(Op):
+    """Embedding's gradient for its weight: zeros, with each looked-up row's gradient added
+    into its row (none into ``padding_idx``'s). An op of its own, as in torch, so that a
+    second derivative can be taken: backward looks the rows up again."""
+
+    @staticmethod
+    def forward(ctx, grad, indices=None, num_weights=0, padding_idx=-1):
+        ctx.indices, ctx.padding_idx = indices, padding_idx
+        data = grad._data
+        out = xp_of(data).zeros((num_weights, data.shape[-1]), dtype=data.dtype)
+        add_at(out, indices._data, data)
+        if padding_idx >= 0:
+            out[padding_idx] = 0
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows = grad[ctx.indices]
+        if ctx.padding_idx < 0:
+            return rows
+        return rows * (ctx.indices != ctx.padding_idx).unsqueeze(-1)
+
+
+class NativeBatchNorm(Op):
+    """Batch normalisation of ``input`` (N, C) or (N, C, L), channel by channel: in training,
+    by the batch's mean and biased variance (and the running statistics updated, with the
+    unbiased variance); in evaluation, by the running statistics. Then ``* weight + bias``.
+    Like torch's CPU kernel, the statistics are computed in float64."""
+
+    @staticmethod
+    def forward(ctx, a, weight, bias, running_mean=None, running_var=None, training=True,
+                momentum=0.1, eps=1e-5):
+        x = a._data
+        xp = xp_of(x)
+        dims = (0, *range(2, x.ndim))
+        channel = (1, x.shape[1]) + (1,) * (x.ndim - 2)  # a per-channel vector, broadcast
+        wide = x.astype(np.float64)
+        if training:
+            count = x.size // x.shape[1]
+            mean = wide.mean(axis=dims)
+            squares = ((wide - mean.reshape(channel)) ** 2).sum(axis=dims)
+            var = squares / count
+            if running_mean is not None:  # the running variance is the unbiased one
+                for stat, new in ((running_mean, mean), (running_var, squares / (count - 1))):
+                    old = stat._data
+                    old[...] = (momentum * new + (1 - momentum) * old).astype(old.dtype)
+        else:
+            mean, var = running_mean._data.astype(np.float64), running_var._data.astype(np.float64)
+        invstd = 1 / xp.sqrt(var + eps)
+        scale = invstd if weight is None else invstd * weight._data
+        shift = -mean * scale if bias is None else bias._data - mean * scale
+        ctx.save(input=a, weight=weight)
+        ctx.dims, ctx.channel, ctx.training, ctx.eps = dims, channel, training, eps
+        ctx.mean, ctx.invstd = mean.astype(x.dtype), invstd.astype(x.dtype)
+        return (x * scale.reshape(channel).astype(x.dtype)
+                + shift.reshape(channel).astype(x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, weight = ctx.saved_tensors
+        need_a, need_weight, need_bias = ctx.needs_input_grad
+        dims, channel = ctx.dims, ctx.channel
+        if ctx.training:  # mean and variance depend on the input: recomputed, differentiably
+            centred = a - a.mean(dims, keepdim=True)
+            invstd = ((centred * centred).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        else:
+            centred = a - Tensor._make(ctx.mean.reshape(channel))
+            invstd = Tensor._make(ctx.invstd.reshape(channel))
+        normalised = centred * invstd
+        grad_a = grad_weight = grad_bias = None
+        if need_a:
+            scaled = grad if weight is None else grad * weight.reshape(channel)
+            if ctx.training:
+                scaled = (scaled - scaled.mean(dims, keepdim=True)
+                          - normalised * (scaled * normalised).mean(dims, keepdim=True))
+            grad_a = scaled * invstd
+        if need_weight:
+            grad_weight = (grad * normalised).sum(dims)
+        if need_bias:
+            grad_bias = grad.sum(dims)
+        return grad_a, grad_weight, grad_bias
 
 
 def softmax(self, dim, dtype=None):
