@@ -6,6 +6,9 @@ compiler's FMA contraction, so the product is not rounded before the sum; NumPy 
 NumPy way). The same single rounding comes from ordinary float64 operations: an exact product
 (Veltkamp's split and Dekker's product), an exact sum (Knuth's TwoSum), and one sum rounded to
 odd, which Boldo and Melquiond (2008) prove makes the final round-to-nearest correct.
+The same holds for ``tanh``'s backward, ``grad * (1 - y * y)``, whose ``1 - y * y`` torch's
+kernel rounds once. Each function computes with the array module of its arguments (NumPy, or
+CuPy on a GPU).
 """
 
 from __future__ import annotations
@@ -13,6 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from ._backend import xp_of
+
+
+def _module(*values: Any) -> Any:
+    """numpy, or the array module of the first device (non-NumPy) array among ``values``."""
+    for value in values:
+        if hasattr(value, "dtype") and not isinstance(value, (np.ndarray, np.generic)):
+            return xp_of(value)
+    return np
+
 
 _SPLIT = 2.0**27 + 1  # Veltkamp: splits a double into two halves of 26 bits
 
@@ -35,15 +49,17 @@ def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _sum_rounded_to_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b if a double holds it exactly, else the neighbouring double whose last bit is 1."""
+    xp = _module(a, b)
     s, e = _two_sum(a, b)
     even = (s.view(np.int64) & 1) == 0
-    toward_exact = np.nextafter(s, np.where(e > 0, np.inf, -np.inf))
-    return np.where((e != 0) & even, toward_exact, s)
+    toward_exact = xp.nextafter(s, xp.where(e > 0, np.inf, -np.inf))
+    return xp.where((e != 0) & even, toward_exact, s)
 
 
 def fma(a: Any, b: Any, c: Any) -> np.ndarray:
     """``a * b + c`` in float64, rounded once (Boldo and Melquiond's emulated FMA)."""
-    a, b, c = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in (a, b, c)))
+    xp = _module(a, b, c)
+    a, b, c = xp.broadcast_arrays(*(xp.asarray(x, np.float64) for x in (a, b, c)))
     product, product_error = _two_product(a, b)
     high, low = _two_sum(c, product)
     return high + _sum_rounded_to_odd(low, product_error)
@@ -52,5 +68,6 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
 def fma32(a: Any, b: Any, c: Any) -> np.ndarray:
     """``a * b + c`` for float32 values, rounded once to float32: the product of two float32
     values is exact in float64, and a float64 sum rounded to odd rounds correctly to float32."""
-    a, b, c = (np.asarray(x, np.float32).astype(np.float64) for x in (a, b, c))
-    return _sum_rounded_to_odd(*np.broadcast_arrays(a * b, c)).astype(np.float32)
+    xp = _module(a, b, c)
+    a, b, c = (xp.asarray(x, np.float32).astype(np.float64) for x in (a, b, c))
+    return _sum_rounded_to_odd(*xp.broadcast_arrays(a * b, c)).astype(np.float32)

@@ -1,8 +1,9 @@
 """In the spirit of makemore parts 3 and 4: an MLP with a hand-written batch norm (mean and
 var(unbiased=True) over the batch, running statistics under no_grad), Kaiming-scaled weights,
 every intermediate kept with retain_grad(), then the lecture's manual backward pass, each
-gradient compared with autograd's as the lecture's cmp() does (approximate and maxdiff; cmp
-says why not exact), and exercise 2's one-line cross-entropy and batch-norm backward."""
+gradient compared with autograd's as the lecture's cmp() does (exact, approximate, maxdiff:
+from hpreact down not exact, since autograd's tanh backward rounds 1 - h**2 once), and
+exercise 2's one-line cross-entropy and batch-norm backward."""
 import torch
 import torch.nn.functional as F
 
@@ -82,13 +83,10 @@ print("running mean[0, :3]", bnmean_running[0, :3])
 
 
 def cmp(s, dt, t):
-    # The lecture also prints exact = torch.all(dt == t.grad).item(). Which rows are exact in
-    # float32 depends on the kernels an engine runs for the same product (torch's autograd and
-    # its tensor ops differ from hpreact down; miniautograd's are the same NumPy calls), so it
-    # is left out here; maxdiff shows the same thing as a number.
+    ex = torch.all(dt == t.grad).item()
     app = torch.allclose(dt, t.grad)
     maxdiff = (dt - t.grad).abs().max().item()
-    print(f"{s:15s} | approximate: {str(app):5s} | maxdiff: {maxdiff:.0e}")
+    print(f"{s:15s} | exact: {str(ex):5s} | approximate: {str(app):5s} | maxdiff: {maxdiff:.0e}")
 
 
 dlogprobs = torch.zeros_like(logprobs)
