@@ -104,6 +104,21 @@ def test_steps_record_what_each_edge_carried(lib: ModuleType) -> None:
     ]
 
 
+@ENGINES
+def test_captions_show_the_sums_the_engine_does(lib: ModuleType) -> None:
+    """b reaches its AccumulateGrad along two edges (exp(b) and a * b): the caption shows the
+    two gradients and their sum; a second backward adds onto the .grad of the first."""
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.tensor([0.0, 1.0], requires_grad=True)
+    record_backward((b * 2 + a * b).sum(), names={"a": a, "b": b})
+    rec = record_backward((b * 2 + a * b).sum(), names={"a": a, "b": b})
+    captions = rec.filmstrip().splitlines()
+    assert any("AccumulateGrad of b runs: gets [1, 2] + [2, 2] = [3, 4]; .grad is now "
+               "[3, 4] + [3, 4] = [6, 8]." in c for c in captions), captions
+    assert any("AccumulateGrad of a runs; .grad is now [0, 1] + [0, 1] = [0, 2]." in c
+               for c in captions), captions
+
+
 def test_a_given_gradient_is_the_seed() -> None:
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     rec = record_backward(x * 3, torch.tensor([1.0, -1.0]))

@@ -96,19 +96,35 @@ class BackwardRecording:
         leaf = self.graph.by_id.get(self._leaf_of.get(nid, ""))
         return f"{node.label} of {leaf.label}" if leaf is not None and leaf.label else node.label
 
+    def _arrivals(self, step: Step) -> list[np.ndarray]:
+        """The gradients that reached ``step``'s node along its edges, in the order they were
+        sent; the engine added them in the node's buffer before the node ran."""
+        return [g for earlier in self.steps[: step.index - 1]
+                for _, target, g in self._sent(earlier) if target == step.node]
+
     def caption(self, k: int) -> str:
-        """What frame ``k`` shows, in one sentence."""
+        """What frame ``k`` shows, in one sentence, with the sums the engine did: gradients
+        that arrived along several edges, and a leaf's ``.grad`` added to one already there."""
         if k == 0:
             start = self._who(self.root_edge[1])
             return f"Before backward: the seed gradient {summarize(self.seed)} goes to {start}."
         step = self.steps[k - 1]
         head = f"Step {k} of {len(self.steps)}: {self._who(step.node)} runs"
+        got = _text(step.grad_outputs)
+        arrivals = self._arrivals(step)
+        if len(arrivals) > 1 and len(step.grad_outputs) == 1:
+            got = " + ".join(str(summarize(g)) for g in arrivals) + f" = {got}"
         leaf = self._leaf_of.get(step.node)
         if leaf is not None:
-            return f"{head}; .grad is now {summarize(step.grads[leaf])}."
+            now = summarize(step.grads[leaf])
+            before = self.grads(k - 1)[leaf]
+            if before is not None:  # accumulated onto a .grad from an earlier backward
+                now = f"{summarize(before)} + {_text(step.grad_outputs)} = {now}"
+            arrived = f": gets {got}" if len(arrivals) > 1 else ""
+            return f"{head}{arrived}; .grad is now {now}."
         sent = [f"{summarize(g)} to {self._who(nid)}" for _, nid, g in self._sent(step)]
         tail = f" and sends {'; '.join(sent)}" if sent else ""
-        return f"{head}: gets {_text(step.grad_outputs)}{tail}."
+        return f"{head}: gets {got}{tail}."
 
     def decorations(self, k: int) -> Decorations:
         """Highlights and labels of frame ``k``: what has run, what runs, what each edge carried."""
