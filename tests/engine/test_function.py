@@ -492,3 +492,85 @@ def test_saved_output_modified_in_place_names_its_output_number():
         y.sum().backward()
 
     raises_like_torch(program, "which is output 1 of Cube,")
+
+
+# ---- output rules, also when nothing is recorded; what backward may return -----------------
+
+
+def _function(t, forward, backward):
+    return type("F", (t.autograd.Function,), {"forward": staticmethod(forward),
+                                               "backward": staticmethod(backward)})
+
+
+def test_a_dirty_output_saved_for_backward_passes_its_version_check():
+    """The Extending note's in-place pattern: change x in place, mark it dirty, save it."""
+
+    def forward(ctx, x):
+        x.clamp_(min=0)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        return x
+
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0)
+
+    def program(t):
+        x = t.tensor([-1.0, 2.0], requires_grad=True)
+        y = _function(t, forward, backward).apply(x * 1)
+        y.sum().backward()
+        return x.grad, y._version
+
+    same_on_both(program)
+
+
+def test_output_rules_hold_when_nothing_is_recorded():
+    def returns_input(ctx, x):
+        return x
+
+    def marks_dirty(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    def non_differentiable(ctx, x):
+        ctx.mark_non_differentiable(x)
+        return x
+
+    def program(t):
+        w = t.ones(2, requires_grad=True)
+        with t.no_grad():
+            v = _function(t, returns_input, lambda ctx, g: g).apply(w)
+            d = t.ones(2)
+            _function(t, marks_dirty, lambda ctx, g: g).apply(d)
+        n = _function(t, non_differentiable, lambda ctx, g: g).apply(w * 1)
+        return v is w, v.requires_grad, d._version, n.requires_grad, n.grad_fn is None
+
+    same_on_both(program)
+
+
+def test_a_gradient_for_a_number_argument_is_refused():
+    def program(t):
+        scale = _function(t, lambda ctx, x, k: x * k, lambda ctx, g: (g * 2, g))
+        scale.apply(t.ones(3, requires_grad=True), 2.0).sum().backward()
+
+    raises_like_torch(program, "returned a gradient different than None at position 2")
+
+
+def test_a_function_that_receives_no_gradient_still_runs_with_zeros():
+    """Z's backward returns None; torch still calls C's backward (with zeros, materialized)
+    and its node's hooks."""
+
+    def program(t):
+        calls, hooks = [], []
+        c = _function(t, lambda ctx, x: x.clone(),
+                      lambda ctx, g: calls.append(g.sum().item()) or g + 1)
+        z = _function(t, lambda ctx, x: x.clone(), lambda ctx, g: None)
+        x = t.ones(3, requires_grad=True)
+        middle = c.apply(x)
+        middle.grad_fn.register_prehook(lambda g: hooks.append("pre"))
+        middle.grad_fn.register_hook(lambda gi, go: hooks.append("post"))
+        z.apply(middle).sum().backward()
+        return calls, hooks, x.grad
+
+    same_on_both(program)

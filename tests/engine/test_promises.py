@@ -89,3 +89,26 @@ def test_the_graph_check_accepts_the_same_sharing():
     for program in (shared, twice):
         (m_out, m_leaves), (t_out, t_leaves) = program(mini), program(torch)
         assert_same_graph(m_out.grad_fn, t_out.grad_fn, m_leaves, t_leaves)
+
+
+def test_autograd_grad_visits_no_branch_it_does_not_need():
+    """Hooks and retain_grad on a branch that leads to no input asked for never fire (torch
+    queues only the nodes its exec_info marks); a needed target is captured before the hooks
+    of its tensor run, an unneeded one after them."""
+
+    def program(t):
+        a, b = t.ones(3, requires_grad=True), t.ones(3, requires_grad=True)
+        fired = []
+        c = a.exp()
+        c.register_hook(lambda g: fired.append("c"))
+        c.retain_grad()
+        t.autograd.grad((c * b).sum(), b)
+        x = t.ones(2, requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: g * 10)
+        z = (y * 3).sum()
+        alone = t.autograd.grad(z, y, retain_graph=True)
+        both = t.autograd.grad(z, [y, x])
+        return fired, c.grad, alone, both
+
+    same_on_both(program)

@@ -182,7 +182,7 @@ def execute(
             # Send each gradient along its edge, fitted to the input it is for.
             for child, output_nr, grad in zip(node._next_nodes, node._next_nrs, grad_inputs,
                                               strict=True):
-                if child is None:
+                if child is None or (task is not None and child not in task.reached):
                     continue
                 if grad is not None:
                     shape, dtype = child._output_meta[output_nr]
@@ -206,27 +206,33 @@ def execute(
 def evaluate_function(node: Node, grad_outputs: list, retain_graph: bool,
                       task: _Capture | None) -> tuple:
     """One node's turn, as torch's ``evaluate_function``: the hooks of its tensors see the
-    gradients that arrived (and ``retain_grad`` keeps them); autograd.grad captures those it
-    asked for and skips a node with nothing it asked for below; the node runs, between its own
-    pre- and post-hooks; then it frees what it saved, unless ``retain_graph``. (torch's
-    ``evaluate_function`` also sends the results on; here ``execute``'s loop does, where the
-    counting is in sight.)"""
-    if node._tensor_pre_hooks or node._retained or (
-            type(node) is AccumulateGrad and node.variable._hooks):
+    gradients that arrived (and ``retain_grad`` keeps them); the node runs, between its own
+    pre- and post-hooks; then it frees what it saved, unless ``retain_graph``. autograd.grad
+    captures the gradients it asked for, and a node reached only to be captured runs its
+    tensors' hooks and no more. (torch's ``evaluate_function`` also sends the results on;
+    here ``execute``'s loop does, where the counting is in sight.)"""
+    hooked = node._tensor_pre_hooks or node._retained or (
+        type(node) is AccumulateGrad and node.variable._hooks)
+    if task is not None:
+        if node not in task.needed:  # a target with nothing asked for below: hooks, capture
+            if hooked:
+                _run_tensor_hooks(node, grad_outputs)
+            task.capture(node, grad_outputs)
+            return (None,) * len(node._next_nodes)
+        task.capture(node, grad_outputs)  # torch's order: before the hooks that run with it
+    if hooked:
         _run_tensor_hooks(node, grad_outputs)
-    if task is not None and task.instead(node, grad_outputs):
-        return (None,) * len(node._next_nodes)
     if node._pre_hooks:
         grad_outputs = _run_pre_hooks(node, grad_outputs)
-    if grad_outputs and grad_outputs[0] is None and all(g is None for g in grad_outputs):
+    if (not node._runs_without_gradients and grad_outputs and grad_outputs[0] is None
+            and all(g is None for g in grad_outputs)):
         grad_inputs = (None,) * len(node._next_nodes)  # no gradient arrived: nothing to send
+    elif ANOMALY.enabled:  # a failing node names the forward call that made it
+        grad_inputs = run_checked(node, lambda: node.apply(*grad_outputs))
     else:
-        if ANOMALY.enabled:  # a failing node names the forward call that made it
-            grad_inputs = run_checked(node, lambda: node.apply(*grad_outputs))
-        else:
-            grad_inputs = node.apply(*grad_outputs)
-        if node._post_hooks:
-            grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
+        grad_inputs = node.apply(*grad_outputs)
+    if node._post_hooks:
+        grad_inputs = _run_post_hooks(node, grad_inputs, grad_outputs)
     if not retain_graph:
         node._release()
     return grad_inputs
@@ -262,20 +268,21 @@ def _expandable(shape: tuple, to: tuple) -> bool:
 
 
 class _Capture:
-    """What autograd.grad asked for: the edges whose gradients it returns, and the nodes that
-    must run to compute them (``_needed``)."""
+    """What autograd.grad asked for: the edges whose gradients it returns, the nodes that
+    must run to compute them (``_needed``), and so the nodes that gradients go to at all
+    (``reached``: torch's exec_info); the rest of the graph is not visited."""
 
     def __init__(self, root: Node, edges: Sequence[tuple[Node, int]]) -> None:
         self.targets = {node for node, _ in edges}
         self.needed = _needed(root, self.targets)
+        self.reached = self.needed | self.targets
         self.captured: dict[tuple[Node, int], Any] = {}
 
-    def instead(self, node: Node, grad_outputs: list) -> bool:
-        """Record the gradients reaching a target; True if ``node`` must not run."""
+    def capture(self, node: Node, grad_outputs: list) -> None:
+        """Record the gradients reaching a target."""
         if node in self.targets:
             for output_nr, grad in enumerate(grad_outputs):
                 self.captured[(node, output_nr)] = grad
-        return node not in self.needed
 
 
 def _run_pre_hooks(node: Node, grad_outputs: list) -> list:
@@ -358,6 +365,11 @@ def grad(
             "torch.autograd.backward.",
             FutureWarning,
             stacklevel=2,
+        )
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
         )
     outputs_t = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)

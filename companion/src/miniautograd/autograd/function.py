@@ -99,13 +99,15 @@ class SavedTensor:
         return self.data is None and self.source() is tensor
 
     def _as_output(self, tensor: Tensor) -> None:
-        """``tensor``, saved here, is an output of the node that saved it."""
+        """``tensor``, saved here, is an output of the node that saved it: checked from its
+        version now, after ``mark_dirty`` counted the write that made it."""
         self.requires_grad, self.output_nr = tensor._requires_grad, tensor._output_nr
         if self.tensor is None:  # packed by a hook: unpacking links it to the node
             self.edge = None
             return
         self.data = tensor._data
         self.tensor = None
+        self.vc, self.version = tensor._vc, tensor._vc[0]
 
     def unpack(self, node: Node) -> Tensor:
         if self.vc[0] != self.version:
@@ -180,6 +182,7 @@ class BackwardFunction(Node):
     _non_differentiable: tuple[Tensor, ...] = ()
     needs_input_grad: tuple[bool, ...] = ()
     materialize_grads = True
+    _runs_without_gradients = True  # backward gets zeros (or None, without materialize_grads)
 
     # ---- what forward may call -------------------------------------------------------------
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -260,7 +263,7 @@ class BackwardFunction(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _release(self) -> None:
-        if self._packed:
+        if self._packed is not None:
             self._packed = None
         if self._result is not None:
             self._result = None
@@ -289,6 +292,13 @@ class BackwardFunction(Node):
                 f"{expected}, got {len(grads)}). backward must return one gradient (or None) "
                 "for each argument that forward received, in the same order."
             )
+        for position, grad in enumerate(grads):
+            if grad is not None and position not in self._input_positions:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at "
+                    f"position {position + 1}, but the corresponding forward input was not a "
+                    "Variable. Return None for each argument that is not a tensor."
+                )
         checked = []
         for position in self._input_positions:
             grad = grads[position] if self.needs_input_grad[position] else None
@@ -363,8 +373,7 @@ class Function:
                 cls.setup_context(ctx, args, result)
             else:
                 result = cls.forward(ctx, *args, **kwargs)
-        if tracked:
-            result = set_history(ctx, args, result)
+        result = set_history(ctx, args, result, tracked)
         if cls.is_view:
             mark_views(result if isinstance(result, tuple) else (result,), args[0])
         return result
@@ -391,12 +400,15 @@ def collect_next_edges(ctx: BackwardFunction, inputs: tuple, every_input: bool =
     return True
 
 
-def set_history(ctx: BackwardFunction, inputs: tuple, result: Any) -> Any:
+def set_history(ctx: BackwardFunction, inputs: tuple, result: Any,
+                recorded: bool = True) -> Any:
     """After forward: make its outputs the outputs of ``ctx`` in the graph (``grad_fn`` and
     ``output_nr``), note each one's shape and dtype (the engine checks the gradients that
     arrive against them), and unhook saved outputs from the node (``SavedTensor._as_output``).
-    Also the output rules of a Function: ``mark_dirty``, ``mark_non_differentiable``, an
-    input returned as it is, and outputs that cannot require grad (integers, bools)."""
+    The output rules of a Function hold whether or not the operation is ``recorded``: an
+    output marked dirty counts one more write on its version counter, and an input returned
+    as it is comes back as a new tensor; when recorded, outputs marked non-differentiable and
+    outputs that cannot require grad (integers, bools) get no ``grad_fn``."""
     outputs = result if isinstance(result, tuple) else (result,)
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
@@ -407,20 +419,26 @@ def set_history(ctx: BackwardFunction, inputs: tuple, result: Any) -> Any:
             connected.append(out)
             meta.append(None)
             continue
+        differentiable = id(out) not in non_diff and out._data.dtype.kind == "f"
         if id(out) in dirty:
-            if out.grad_fn is None and out._requires_grad:
+            if recorded and out.grad_fn is None and out._requires_grad:
                 raise RuntimeError(
                     "a leaf Variable that requires grad is being used in an in-place operation."
                 )
             out._vc[0] += 1  # torch counts marking dirty as a modification of its own
-        elif id(out) in input_ids:
-            out = out._alias()  # an input returned as is becomes a new tensor, as in torch
-        meta.append((out._data.shape, out._data.dtype))
-        if id(out) in non_diff or out._data.dtype.kind != "f":
-            out._requires_grad = False
-        else:
-            out._requires_grad, out.grad_fn, out._output_nr = True, ctx, index
+        elif id(out) in input_ids:  # returned as is: a new tensor, as in torch
+            out = out._alias()
+            out._requires_grad, out.grad_fn = False, None
         connected.append(out)
+        if not recorded:
+            continue
+        meta.append((out._data.shape, out._data.dtype))
+        if differentiable:
+            out._requires_grad, out.grad_fn, out._output_nr = True, ctx, index
+        else:
+            out._requires_grad = False
+    if not recorded:
+        return tuple(connected) if isinstance(result, tuple) else connected[0]
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple(meta)
     tensors = [t for t in connected if isinstance(t, Tensor)]

@@ -64,6 +64,9 @@ class Node:
     _post_hooks: list[Callable] | None = None
     _tensor_pre_hooks: list[tuple[int, Callable]] | None = None
     _retained: dict[int, Any] | None = None
+    # Whether the engine calls this node when no gradient at all reached it (torch calls every
+    # node; a built-in formula here needs a gradient, so only custom Functions are called).
+    _runs_without_gradients = False
 
     def __init__(self) -> None:
         # Later nodes run first when several are ready: torch's engine orders by this number.

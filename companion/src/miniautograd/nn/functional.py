@@ -101,7 +101,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx += rows
     elif padding_idx >= rows:
-        raise AssertionError("Padding_idx must be within weight.size(0)")
+        raise AssertionError("Padding_idx must be within num_embeddings")
     return nn_ops.Embedding.apply(weight, indices=input, padding_idx=padding_idx)
 
 

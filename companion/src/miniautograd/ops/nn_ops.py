@@ -212,7 +212,7 @@ class Embedding(Op):
     @staticmethod
     def forward(ctx, weight, indices=None, padding_idx=-1):
         ids, rows = indices._data, weight._data.shape[0]
-        if ids.dtype.kind not in "iu":
+        if ids.dtype not in (np.int32, np.int64):
             raise RuntimeError(
                 "Expected tensor for argument #1 'indices' to have one of the following scalar "
                 f"types: Long, Int; but got {indices.type()} instead (while checking arguments "

@@ -32,6 +32,8 @@ from ..autograd.graph import next_sequence_nr
 class OpNode(BackwardFunction):
     """The node of a built-in op: backward returns one gradient per input, nothing to check."""
 
+    _runs_without_gradients = False  # a formula needs a gradient: no gradient, no call
+
     def apply(self, *grad_outputs: Any) -> tuple:
         grads = self._forward_cls.backward(self, *grad_outputs)
         return grads if isinstance(grads, tuple) else (grads,)
@@ -102,7 +104,9 @@ def fast_apply(cls: type[Op]) -> Callable[..., Tensor]:
     the time of the 100,000-deep scalar chain (README, "Speed tricks"). It builds the node
     without ``Node.__init__`` and gives it a sequence number only when it is recorded, finds
     the edges in the same pass that finds ``needs_input_grad``, and skips ``set_history``'s
-    rules for several outputs, which one array never needs."""
+    rules for several outputs and inputs returned as they are, which one new array never
+    needs, and its rule that an integer or bool output cannot require grad (a built-in op
+    that records returns a floating array)."""
     backward_cls, forward = cls._backward_cls, cls.forward
     saves_result, is_view = cls.saves_result, cls.is_view
     new_node = object.__new__  # the node, without Node.__init__'s sequence number
