@@ -311,3 +311,33 @@ def test_autograd_grad_runs_no_node_below_the_inputs_it_asks_for(inputs):
     """An input's own node runs only when another input lies below it: asking for r alone,
     only r's tensor hook fires, not the hooks of r's node (Sqrt) or of z below it."""
     assert _hooks_fired_by_grad(mini, inputs) == _hooks_fired_by_grad(torch, inputs)
+
+
+def test_a_tensor_hook_sees_none_where_no_gradient_arrived():
+    """A Function whose backward returns None: the input's hooks still run, with None, and may
+    not replace it with a tensor; retain_grad under create_graph keeps a differentiable copy."""
+
+    def program(t):
+        seen = []
+
+        class Stop(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, grad):
+                return None
+
+        a = t.ones(2, requires_grad=True)
+        b = a.exp()
+        b.register_hook(lambda g: seen.append(g))
+        a.register_hook(lambda g: seen.append(g))
+        Stop.apply(b).sum().backward()
+        x = t.ones(2, requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        (y * y).sum().backward(create_graph=True)
+        return seen, a.grad, y.grad.grad_fn.name(), y.grad
+
+    same_on_both(program)

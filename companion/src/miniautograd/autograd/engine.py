@@ -123,18 +123,19 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
     if hooks:
         for entry in list(hooks):
             output_nr, hook = (0, entry) if isinstance(node, AccumulateGrad) else entry
-            if grads[output_nr] is not None:
-                replaced = hook(grads[output_nr])
-                if replaced is not None:
-                    _check_hook_result(hook, grads[output_nr], replaced)
-                    grads[output_nr] = replaced
+            replaced = hook(grads[output_nr])  # also None, where no gradient arrived (torch)
+            if replaced is not None:
+                if grads[output_nr] is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
+                _check_hook_result(hook, grads[output_nr], replaced)
+                grads[output_nr] = replaced
     if node._retained:
         for output_nr, ref in node._retained.items():
             tensor, grad = ref(), grads[output_nr]
             if tensor is None or grad is None:
                 continue
-            if tensor._grad is None:
-                tensor._grad = grad._detached_copy() if not grad._requires_grad else grad
+            if tensor._grad is None:  # a copy; under create_graph a differentiable one
+                tensor._grad = grad.clone() if grad._requires_grad else grad._detached_copy()
             else:
                 tensor._grad = tensor._grad + grad
 

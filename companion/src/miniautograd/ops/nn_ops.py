@@ -10,6 +10,7 @@ import numpy as np
 from .._backend import add_at, xp_of
 from .._tensor import Tensor
 from ._util import operands
+from .arithmetic import where
 from .op import Op
 from .reduction import normalize_dims
 from .table import op
@@ -253,7 +254,7 @@ class EmbeddingDenseBackward(Op):
         rows = grad[ctx.indices]
         if ctx.padding_idx < 0:
             return rows
-        return rows * (ctx.indices != ctx.padding_idx).unsqueeze(-1)
+        return where((ctx.indices != ctx.padding_idx).unsqueeze(-1), rows, 0.0)  # +0, not -0
 
 
 class NativeBatchNorm(Op):
