@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 import miniautograd as mini
-from miniautograd.testing import close, tolerances
+from miniautograd.testing import tolerances
 
 
 @dataclass(frozen=True)
@@ -107,12 +107,12 @@ def assert_same_tensor(mine: Any, theirs: Any, what: str, rtol: float | None = N
     assert not leaf or mine.is_leaf == theirs.is_leaf, (
         f"{what}: is_leaf {mine.is_leaf} != torch's {theirs.is_leaf}"
     )
-    expected, got = _numpy(theirs), _numpy(mine)
+    expected = _numpy(theirs)
     default_rtol, default_atol = tolerances(expected.dtype)  # integers and bools: exact
-    rtol, atol = default_rtol if rtol is None else rtol, default_atol if atol is None else atol
-    if not close(got, expected, rtol, atol).all():  # the same rule as compare_with_torch
-        np.testing.assert_allclose(got, expected, rtol, atol, equal_nan=True, err_msg=what)
-        raise AssertionError(f"{what}: not within rtol={rtol}, atol={atol}")
+    np.testing.assert_allclose(  # |mine - theirs| <= atol + rtol |theirs|, as testing.close
+        _numpy(mine), expected, equal_nan=True, err_msg=what,
+        rtol=default_rtol if rtol is None else rtol, atol=default_atol if atol is None else atol,
+    )
 
 
 def assert_same_graph(mine: Any, theirs: Any, mine_leaves: Sequence,

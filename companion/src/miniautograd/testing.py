@@ -3,8 +3,8 @@
 ``compare_with_torch(fn, *inputs)`` runs ``fn`` once on miniautograd tensors and once on torch
 tensors built from the same numbers, backpropagates the same output weighting through both,
 and reports the largest differences of the outputs and of every input's gradient.
-``TOLERANCES`` and ``close`` are how near two results must be to count as the same, here and in
-the package's own tests (``tests/engine/helpers.py``, ``check_op``).
+``TOLERANCES`` is how near two results must be to count as the same, here and in the
+package's own tests (``tests/engine/helpers.py``, ``check_op``); ``close`` is the comparison.
 """
 
 from __future__ import annotations

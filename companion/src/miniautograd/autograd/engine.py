@@ -212,17 +212,15 @@ def evaluate_function(node: Node, grad_outputs: list, retain_graph: bool,
     captures the gradients it asked for, and a node reached only to be captured runs its
     tensors' hooks and no more. (torch's ``evaluate_function`` also sends the results on;
     here ``execute``'s loop does, where the counting is in sight.)"""
-    hooked = node._tensor_pre_hooks or node._retained or (
-        type(node) is AccumulateGrad and node.variable._hooks)
-    if task is not None:
-        if node not in task.needed:  # a target with nothing asked for below: hooks, capture
-            if hooked:
-                _run_tensor_hooks(node, grad_outputs)
-            task.capture(node, grad_outputs)
-            return (None,) * len(node._next_nodes)
+    runs = task is None or node in task.needed
+    if task is not None and runs:
         task.capture(node, grad_outputs)  # torch's order: before the hooks that run with it
-    if hooked:
+    if node._tensor_pre_hooks or node._retained or (
+            type(node) is AccumulateGrad and node.variable._hooks):
         _run_tensor_hooks(node, grad_outputs)
+    if not runs:  # a target with nothing asked for below: captured after its hooks, no call
+        task.capture(node, grad_outputs)
+        return (None,) * len(node._next_nodes)
     if node._pre_hooks:
         grad_outputs = _run_pre_hooks(node, grad_outputs)
     if (not node._runs_without_gradients and grad_outputs and grad_outputs[0] is None

@@ -93,16 +93,17 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
             "embedding: max_norm, scale_grad_by_freq and sparse are not supported by "
             "miniautograd; leave them at their defaults"
         )
-    rows = weight.shape[0]
+    row = padding_row(padding_idx, weight.shape[0])
+    return nn_ops.Embedding.apply(weight, indices=input, padding_idx=-1 if row is None else row)
+
+
+def padding_row(padding_idx: int | None, rows: int) -> int | None:
+    """``padding_idx`` as a row number (a negative one counts from the end), or None."""
     if padding_idx is None:
-        padding_idx = -1
-    elif padding_idx < 0:
-        if padding_idx < -rows:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        padding_idx += rows
-    elif padding_idx >= rows:
+        return None
+    if not -rows <= padding_idx < rows:
         raise AssertionError("Padding_idx must be within num_embeddings")
-    return nn_ops.Embedding.apply(weight, indices=input, padding_idx=padding_idx)
+    return padding_idx % rows
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002

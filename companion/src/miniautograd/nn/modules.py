@@ -439,11 +439,8 @@ class Embedding(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
-        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.padding_idx = F.padding_row(padding_idx, num_embeddings)
+        self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
             weight = empty(num_embeddings, embedding_dim, dtype=dtype, device=device)

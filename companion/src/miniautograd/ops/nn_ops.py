@@ -287,7 +287,8 @@ class NativeBatchNorm(Op):
         shift = -mean * scale if bias is None else bias._data - mean * scale
         ctx.save(input=a, weight=weight)
         ctx.dims, ctx.channel, ctx.training, ctx.eps = dims, channel, training, eps
-        ctx.mean, ctx.invstd = mean.astype(x.dtype), invstd.astype(x.dtype)
+        if not training:  # constants of backward; in training it recomputes them from the input
+            ctx.mean, ctx.invstd = mean.astype(x.dtype), invstd.astype(x.dtype)
         return (x * scale.reshape(channel).astype(x.dtype)
                 + shift.reshape(channel).astype(x.dtype))
 

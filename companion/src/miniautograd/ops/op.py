@@ -73,9 +73,7 @@ class Op(Function):
         """The op run and recorded as every operation is: what ``fast_apply`` does faster."""
         ctx = cls._backward_cls()
         tracked = collect_next_edges(ctx, inputs, every_input=True)
-        out = Tensor._make(cls.forward(ctx, *inputs, **params))
-        if tracked:
-            set_history(ctx, inputs, out)
+        out = set_history(ctx, inputs, Tensor._make(cls.forward(ctx, *inputs, **params)), tracked)
         if cls.is_view:
             mark_views((out,), inputs[0])
         return out
