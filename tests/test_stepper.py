@@ -95,11 +95,12 @@ def test_steps_record_what_each_edge_carried(lib: ModuleType) -> None:
     np.testing.assert_array_equal(rec.seed, 1.0)
     assert rec.filmstrip().splitlines() == [
         "0. Before backward: the seed gradient 1 goes to SumBackward0.",
-        "1. Step 1 of 5: SumBackward0 runs: gets 1 and sends [1, 1] to MulBackward0.",
-        "2. Step 2 of 5: MulBackward0 runs: gets [1, 1] and sends [6, -2] to AccumulateGrad of a;"
-        " [1, 2] to MulBackward0.",
+        "1. Step 1 of 5: SumBackward0 runs: gets 1 and sends 1 × [1, 1] = [1, 1] to MulBackward0.",
+        "2. Step 2 of 5: MulBackward0 runs: gets [1, 1] and sends [1, 1] × [6, -2] = [6, -2] to"
+        " AccumulateGrad of a; [1, 1] × [1, 2] = [1, 2] to MulBackward0.",
         "3. Step 3 of 5: AccumulateGrad of a runs; .grad is now [6, -2].",
-        "4. Step 4 of 5: MulBackward0 runs: gets [1, 2] and sends [2, 4] to AccumulateGrad of b.",
+        "4. Step 4 of 5: MulBackward0 runs: gets [1, 2] and sends [1, 2] × [2, 2] = [2, 4] to"
+        " AccumulateGrad of b.",
         "5. Step 5 of 5: AccumulateGrad of b runs; .grad is now [2, 4].",
     ]
 
@@ -117,6 +118,28 @@ def test_captions_show_the_sums_the_engine_does(lib: ModuleType) -> None:
                "[3, 4] + [3, 4] = [6, 8]." in c for c in captions), captions
     assert any("AccumulateGrad of a runs; .grad is now [0, 1] + [0, 1] = [0, 2]." in c
                for c in captions), captions
+
+
+@ENGINES
+def test_captions_multiply_only_where_a_step_is_one_product_per_element(lib: ModuleType) -> None:
+    """tanh, a product with a leaf and a mean multiply each gradient element by a local
+    derivative, and the caption says so; a matrix product does not, and the caption shows only
+    what it sends."""
+    W = lib.tensor([[1.0, 2.0], [0.0, -1.0]], requires_grad=True)
+    x = lib.tensor([0.5, 2.0], requires_grad=True)
+    s = lib.tensor([3.0, -2.0], requires_grad=True)
+    rec = record_backward(((W @ x) * s).tanh().mean(), names={"W": W, "x": x, "s": s})
+    captions = dict(zip((step.op for step in rec.steps), rec.filmstrip().splitlines()[1:],
+                        strict=True))
+    assert "gets 1 and sends 1 × [0.5, 0.5] = [0.5, 0.5] to TanhBackward0" in captions[
+        "MeanBackward0"]
+    tanh = rec.steps[[step.op for step in rec.steps].index("TanhBackward0")]
+    assert f"[0.5, 0.5] × {summarize(tanh.local[0])} = " in captions["TanhBackward0"]
+    mul = next(step for step in rec.steps if step.op == "MulBackward0")
+    assert mul.local is not None
+    np.testing.assert_allclose(mul.local[1], (W @ x).detach().numpy())  # d(h * s)/ds = h
+    assert "×" not in captions["MvBackward0"] and mul.local is not None
+    assert next(step for step in rec.steps if step.op == "MvBackward0").local is None
 
 
 def test_a_given_gradient_is_the_seed() -> None:

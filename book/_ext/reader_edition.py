@@ -18,6 +18,12 @@ serve. What changes on the way:
   not the output, so a stored output there would show the answer; running the cell shows it.
   Code hidden on the site for being no part of the lesson (tag ``hide-input``) is folded the
   same way, with its outputs.
+- A section the main path does not need starts with a mark under its heading ("*A side
+  road: ...*", "*A recap: ...*"). The site folds the rest of the section under the mark; the
+  reader's edition splits the heading's cell after the mark and keeps the section collapsed
+  under its heading in JupyterLab (Colab shows it open).
+- Cells that repeat a result on ``miniautograd`` where the comparison is not the lesson (tag
+  ``parity``) are folded whole, code and outputs, on the site and in JupyterLab.
 - Stored outputs stay, so that the learner sees what to expect, but a ``text/plain`` beside an
   image goes (its memory address was scrubbed for nbval; the image is what a front end shows).
 - Cell metadata keeps only what means something in a front end (``raises-exception``).
@@ -42,8 +48,16 @@ CHECK_TAG = "book-check"
 SOLUTION_TAG = "solution"
 HIDDEN_INPUT_TAG = "hide-input"  # code that is not the lesson (a helper): folded, outputs kept
 KEPT_TAGS = ("raises-exception",)
+PARITY_TAG = "parity"  # the same run on miniautograd, where agreement is not the lesson
 SOLUTION_TITLE = "# @title Solution"
 SOLUTION_PROMPTS = ("Show the solution", "Hide the solution")  # the site's fold
+PARITY_PROMPTS = ("Show the same run on miniautograd", "Hide the run on miniautograd")
+# The mark that opens a foldable section, on its own line under the section's heading.
+FOLD_MARK = re.compile(r"^\*(?P<kind>A side road|A recap)\b[^*]*\*[ \t]*$", re.MULTILINE)
+FOLD_PROMPTS = {"A side road": ("Show the side road", "Hide the side road"),
+                "A recap": ("Show the recap", "Hide the recap")}
+HEADING = re.compile(r"^#{2,6} ", re.MULTILINE)
+COLLAPSED_HEADING = {"jp-MarkdownHeadingCollapsed": True}  # JupyterLab's own key
 FOLDER = "notebooks"
 # The branch of the repository that holds the published reader's editions, for Colab
 # (.github/workflows/pages.yml pushes it with the site).
@@ -53,6 +67,8 @@ CHAPTERS = "book/chapters/"
 IMAGES = ("image/svg+xml", "image/png", "image/jpeg")
 # A cell's code folded in JupyterLab and in Colab (its form view).
 FOLDED = {"jupyter": {"source_hidden": True}, "cellView": "form"}
+# Code and outputs folded (Colab's form view folds only the code).
+FOLDED_WHOLE = {"jupyter": {"source_hidden": True, "outputs_hidden": True}, "cellView": "form"}
 
 
 # ---- MyST to Jupyter Markdown -----------------------------------------------------------------
@@ -191,6 +207,15 @@ def is_check(cell: dict[str, Any]) -> bool:
     return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
 
 
+def fold_split(markdown: str) -> tuple[str, str] | None:
+    """A section heading's cell split after its fold mark: (heading and mark, the rest), or
+    None where the cell opens no foldable section."""
+    mark = FOLD_MARK.search(markdown)
+    if not mark or not HEADING.search(markdown, 0, mark.start()):
+        return None
+    return markdown[:mark.end()], markdown[mark.end():].strip("\n")
+
+
 def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resolve,
                    site_url: str) -> nbformat.NotebookNode:
     """The reader's edition of the chapter notebook `notebook` (the page `docname`)."""
@@ -204,8 +229,20 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
         kept = [t for t in tags if t in KEPT_TAGS]
         if kept:
             metadata["tags"] = kept
+        split = fold_split(cell.source) if cell.cell_type == "markdown" else None
+        if split:
+            heading, rest = split
+            cell.source = convert_markdown(heading, docname, resolve, site_url)
+            cell.metadata = nbformat.from_dict(metadata | COLLAPSED_HEADING)
+            cells.append(cell)
+            if rest:
+                cells.append(nbformat.v4.new_markdown_cell(
+                    convert_markdown(rest, docname, resolve, site_url), id=f"{cell.id}-body"))
+            continue
         if cell.cell_type == "markdown":
             cell.source = convert_markdown(cell.source, docname, resolve, site_url)
+        elif cell.cell_type == "code" and PARITY_TAG in tags:
+            metadata |= FOLDED_WHOLE
         elif cell.cell_type == "code" and SOLUTION_TAG in tags:
             metadata |= FOLDED
             if not cell.source.startswith(SOLUTION_TITLE):
@@ -307,9 +344,33 @@ def _site_cells(app: Sphinx, doctree: nodes.document) -> None:
         elif SOLUTION_TAG in tags:
             cell["hide_mode"] = "input"  # myst-nb's fold (HideInputCells) with our label
             cell["prompt_show"], cell["prompt_hide"] = SOLUTION_PROMPTS
+        elif PARITY_TAG in tags:
+            cell["hide_mode"] = "all"  # code and outputs under one label
+            cell["prompt_show"], cell["prompt_hide"] = PARITY_PROMPTS
+
+
+def _site_folds(app: Sphinx, doctree: nodes.document) -> None:
+    """Fold each section that opens with a fold mark: the heading and the mark stay in view,
+    the rest of the section goes into a closed <details> (site.js opens it when a link leads
+    inside)."""
+    for section in list(doctree.findall(nodes.section)):
+        paragraphs = [c for c in section.children if isinstance(c, nodes.paragraph)]
+        if not paragraphs:
+            continue
+        mark = paragraphs[0]
+        match = FOLD_MARK.match(f"*{mark.astext()}*")
+        if not (match and len(mark.children) == 1 and isinstance(mark[0], nodes.emphasis)
+                and section.index(mark) == 1):
+            continue
+        show, hide = FOLD_PROMPTS[match["kind"]]
+        opening = (f'<details class="section-fold"><summary><span class="fold-show">{show}'
+                   f'</span><span class="fold-hide">{hide}</span></summary>')
+        section.insert(section.index(mark) + 1, nodes.raw("", opening, format="html"))
+        section.append(nodes.raw("", "</details>", format="html"))
 
 
 def setup(app: Sphinx) -> dict[str, object]:
     app.connect("doctree-read", _site_cells)
+    app.connect("doctree-read", _site_folds)
     app.connect("build-finished", write_editions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

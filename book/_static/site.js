@@ -4,7 +4,9 @@
    - Search: a glossary term found by name is listed once, as "term (Glossary)", not once
      as the term and again as the glossary page.
    - Printing (or saving as PDF): the light palette whatever the screen's, and every fold
-     open (hints, solutions, hidden helpers), as they were before once printing is done. */
+     open (hints, solutions, hidden helpers), as they were before once printing is done.
+   - A link to a place inside a folded section (a side road, a recap) opens the fold, in
+     browsers that do not do it themselves (Chromium does). */
 (function () {
   'use strict';
   document.addEventListener('click', function (event) {
@@ -42,6 +44,26 @@
     document.addEventListener('DOMContentLoaded', dedupeSearch);
   } else {
     dedupeSearch();
+  }
+
+  function openFoldsAroundTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    var opened = false;
+    for (var fold = target && target.closest('details:not([open])'); fold;
+         fold = fold.parentElement.closest('details:not([open])')) {
+      fold.open = true;
+      opened = true;
+    }
+    if (opened) { target.scrollIntoView(); }
+  }
+  window.addEventListener('hashchange', openFoldsAroundTarget);
+  if (location.hash) {
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', openFoldsAroundTarget);
+    } else {
+      openFoldsAroundTarget();
+    }
   }
 
   var printed = null;

@@ -329,6 +329,10 @@ def test_every_page_reads_cleanly(
     assert typeset > 0, "no page has math: the math check would prove nothing"
 
 
+OPEN_SECTION_FOLDS = """() => document.querySelectorAll(
+  'details.section-fold, .tag_parity details').forEach(fold => { fold.open = true; })"""
+
+
 def open_page(
     browser: Browser, url: str, width: int, mode: str, name: str, site: Path | None = None
 ) -> tuple[list[str], dict]:
@@ -356,6 +360,8 @@ def open_page(
         page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
         with suppress(PlaywrightError):  # on a busy machine the theme's script may come late
             page.wait_for_function(THEME_SET, timeout=THEME_TIMEOUT_MS)
+        # What the folds of side roads and parity runs hold is checked as a reader opens it.
+        page.evaluate(OPEN_SECTION_FOLDS)
         seen = page.evaluate(INSPECT, {"minContrast": CONTRAST,
                                        "smallestText": smallest_text(width)})
         found += reader_problems(seen, mode, width, page, site)
@@ -580,6 +586,26 @@ def test_a_printed_chapter_is_light_with_every_fold_open_and_every_stepper_frame
     assert len(printed["frames"]) > 1 and set(printed["frames"]) == {"block"}
     assert set(printed["controls"]) == {"none"}
     assert after == [mode, 0]  # as it was before printing
+
+
+@pytest.mark.slow
+def test_a_link_into_a_folded_side_road_opens_it(browser: Browser, server: str) -> None:
+    """A claim checked inside a side road, reached from the appendix's table and by its own
+    address: the fold around it opens, and the claim is on screen."""
+    ctx = context(browser, PHONE, "light")
+    page = ctx.new_page()
+    chapter = f"{server}/book/chapters/01_what_autograd_does.html"
+    fold_of = "id => document.getElementById(id).closest('details.section-fold')"
+    page.goto(chapter, wait_until="networkidle")
+    closed = page.evaluate(f"() => !({fold_of})('ch1-claim-set-to-none').open")
+    page.goto(f"{server}/book/appendix/common_claims.html", wait_until="networkidle")
+    page.click("a[href$='#ch1-claim-set-to-none']")
+    page.wait_for_function(f"() => ({fold_of})('ch1-claim-set-to-none').open")
+    on_screen = page.evaluate("""() => { const r = document.getElementById(
+      'ch1-claim-set-to-none').getBoundingClientRect(); return r.height > 0 && r.top >= 0
+      && r.top < innerHeight; }""")
+    ctx.close()
+    assert closed and on_screen
 
 
 # ---- navigation ---------------------------------------------------------------------------------

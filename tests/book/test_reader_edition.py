@@ -161,6 +161,35 @@ def test_cells_of_a_made_up_chapter() -> None:
     assert raising.metadata == {"tags": ["raises-exception"]}
 
 
+def test_a_side_road_collapses_under_its_heading_and_a_parity_run_folds_whole() -> None:
+    """The heading's cell is split after the mark, so that the collapsed section shows only
+    the heading and the mark; a cell that repeats a result on miniautograd folds code and
+    outputs; an emphasis that is no mark, or a mark under no heading, changes nothing."""
+    run = nbformat.v4.new_output("stream", text="same\n")
+    cells = [
+        nbformat.v4.new_markdown_cell(
+            "(ch1-road)=\n## A road\n\n*A side road: the main path does not need it.*\n\n"
+            "Its first paragraph.", id="road"),
+        nbformat.v4.new_code_cell("x = 1", id="road-code"),
+        nbformat.v4.new_markdown_cell("## Main\n\n*Not a mark*, an emphasis.", id="main"),
+        nbformat.v4.new_markdown_cell("*A recap of nothing, under no heading.*", id="loose"),
+        nbformat.v4.new_code_cell("run(mini)", metadata={"tags": ["parity"]}, outputs=[run],
+                                  id="parity"),
+    ]
+    edition = reader_edition.reader_edition(nbformat.v4.new_notebook(cells=cells),
+                                            "book/chapters/01", fake_resolve, SITE_URL)
+    heading, body, code, main, loose, parity = edition.cells
+    assert heading.source == "## A road\n\n*A side road: the main path does not need it.*"
+    assert heading.metadata == {"jp-MarkdownHeadingCollapsed": True}
+    assert (body.id, body.source, body.metadata) == ("road-body", "Its first paragraph.", {})
+    assert code.source == "x = 1"
+    assert main.metadata == {} and main.source == "## Main\n\n*Not a mark*, an emphasis."
+    assert loose.metadata == {}
+    assert parity.metadata == {"jupyter": {"source_hidden": True, "outputs_hidden": True},
+                               "cellView": "form"}
+    assert parity.outputs[0].text == "same\n"
+
+
 # ---- the chapters' editions, as the site build wrote them ----------------------------------------
 
 
@@ -185,12 +214,20 @@ def edition_problems(source: nbformat.NotebookNode, edition: nbformat.NotebookNo
             problems.append(f"verification cell {cell.id} is in the reader's edition")
     solutions = [c.id for c in source.cells if reader_edition.SOLUTION_TAG in c.metadata.get(
         "tags", [])]
+    parities = [c.id for c in source.cells if reader_edition.PARITY_TAG in c.metadata.get(
+        "tags", [])]
     for cell in edition.cells:
         if cell.cell_type == "markdown":
             problems += [f"cell {cell.id}: MyST {kind} left" for kind in myst_left(cell.source)]
             if TOLERANCE_PROSE.search(cell.source):
                 problems.append(f"cell {cell.id}: prose about what a test checks")
+            split = reader_edition.fold_split(cell.source)
+            if split and (split[1] or cell.metadata != reader_edition.COLLAPSED_HEADING):
+                problems.append(f"side road {cell.id} is not collapsed under its heading")
             continue
+        folded = {key: cell.metadata.get(key) for key in reader_edition.FOLDED_WHOLE}
+        if cell.id in parities and folded != reader_edition.FOLDED_WHOLE:
+            problems.append(f"parity cell {cell.id} is not folded whole")
         tags = set(cell.metadata.get("tags", []))
         if tags - set(reader_edition.KEPT_TAGS):
             problems.append(f"cell {cell.id}: the book's tags {sorted(tags)}")
@@ -231,7 +268,8 @@ def test_the_edition_check_finds_what_the_source_would_show(site: Path) -> None:
     found = " | ".join(edition_problems(source, source))
     for problem in ("verification cell", "MyST a label line", "MyST a role",
                     "MyST a directive fence", "the book's tags", "is not folded",
-                    "shows its outputs", "a scrubbed repr", "0 folded hints"):
+                    "shows its outputs", "a scrubbed repr", "0 folded hints",
+                    "is not collapsed under its heading", "is not folded whole"):
         assert problem in found
 
 
@@ -287,6 +325,34 @@ def test_the_site_labels_every_solution_and_folds_it(site: Path) -> None:
                         if reader_edition.SOLUTION_TAG in c.metadata.get("tags", []))
         assert labels == [reader_edition.SOLUTION_PROMPTS[0]] * solutions, chapter.name
         assert solutions >= 2
+
+
+def test_the_site_folds_side_roads_and_parity_runs(site: Path) -> None:
+    """Each section opened by a mark folds on the site below its heading and mark, with the
+    section's cells inside the fold; each parity cell folds whole, under its own label."""
+    marks = parities = 0
+    for chapter in CHAPTERS:
+        source = nbformat.read(chapter, as_version=4)
+        expected = [reader_edition.FOLD_MARK.search(c.source)["kind"] for c in source.cells
+                    if c.cell_type == "markdown" and reader_edition.fold_split(c.source)]
+        page = BeautifulSoup((site / "book" / "chapters" / f"{chapter.stem}.html").read_text(
+            encoding="utf-8"), "html.parser")
+        folds = page.select("details.section-fold")
+        shown = [f.select_one("summary .fold-show").get_text() for f in folds]
+        assert shown == [reader_edition.FOLD_PROMPTS[k][0] for k in expected], chapter.name
+        for fold in folds:
+            assert not fold.has_attr("open") and fold.select("div.cell"), chapter.name
+            mark = fold.find_previous_sibling("p")
+            assert reader_edition.FOLD_MARK.match(f"*{mark.get_text()}*"), chapter.name
+            assert fold.parent.name == "section" and fold.parent.find(["h2", "h3"]), chapter.name
+        tagged = sum(reader_edition.PARITY_TAG in c.metadata.get("tags", [])
+                     for c in source.cells)
+        runs = [d for d in page.select("details.hide") if d.find_parent(class_="tag_parity")]
+        assert [d.select_one("summary .collapsed").get_text(strip=True) for d in runs] == [
+            reader_edition.PARITY_PROMPTS[0]] * tagged, chapter.name
+        assert all(d.select("div.cell_input") and d.select("div.cell_output") for d in runs)
+        marks, parities = marks + len(expected), parities + tagged
+    assert marks >= 5 and parities >= 10, (marks, parities)
 
 
 # ---- the source chapters: checks out of sight ----------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -12,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from .autograd.function import BackwardFunction
 from .graph import Decorations, Graph, Layout, draw, summarize, to_numpy, walk
+from .ops.op import OpNode
 
 MAX_FRAMES = 150  # more would weigh megabytes: the widget shows the text listing instead
 
@@ -38,6 +41,43 @@ class Step:
     grad_outputs: Grads
     grad_inputs: Grads
     grads: Mapping[str, np.ndarray | None]
+    local: Grads | None = None  # per input, what the node multiplies its gradient by
+
+
+def _as_tuple(grads: Any) -> tuple:
+    return grads if isinstance(grads, tuple) else (grads,)
+
+
+def local_derivatives(node: Any, grad_outputs: Any) -> Grads | None:
+    """Per input, the local derivative that `node` multiplies its incoming gradient by, where
+    the node works element by element (each output element depends on one input element, or
+    a reduction spreads one gradient evenly): the node called on a gradient of ones. Kept only
+    if the node called on 1, 2, 3, ... returns that gradient times those derivatives, which
+    holds only for a diagonal Jacobian; None for a matrix product, a node with several
+    outputs, and any other node whose step is not one multiplication per element. A custom
+    Function's node is never called (PyTorch's cannot be): its backward is the user's code,
+    which may print or count its calls."""
+    custom = isinstance(node, BackwardFunction) and not isinstance(node, OpNode)
+    if len(grad_outputs) != 1 or grad_outputs[0] is None or custom or not callable(node):
+        return None
+    g = grad_outputs[0]
+    engine = importlib.import_module(type(g).__module__.partition(".")[0])
+    probe = engine.arange(g.numel(), dtype=g.dtype, device=g.device).reshape(g.shape) + 1
+    local = _copy(_as_tuple(node(engine.ones_like(g))))
+    probed = _copy(_as_tuple(node(probe)))
+    weights = to_numpy(probe)
+    for d, sent in zip(local, probed, strict=True):
+        if (d is None) != (sent is None):
+            return None
+        if d is None:
+            continue
+        try:
+            product = weights * d
+        except ValueError:  # shapes that do not broadcast: no product per element
+            return None
+        if product.shape != sent.shape or not np.allclose(product, sent, rtol=1e-5, atol=1e-7):
+            return None
+    return local
 
 
 class BackwardRecording:
@@ -122,9 +162,17 @@ class BackwardRecording:
                 now = f"{summarize(before)} + {_text(step.grad_outputs)} = {now}"
             arrived = f": gets {got}" if len(arrivals) > 1 else ""
             return f"{head}{arrived}; .grad is now {now}."
-        sent = [f"{summarize(g)} to {self._who(nid)}" for _, nid, g in self._sent(step)]
+        sent = [f"{self._product(step, slot)}{summarize(g)} to {self._who(nid)}"
+                for slot, nid, g in self._sent(step)]
         tail = f" and sends {'; '.join(sent)}" if sent else ""
         return f"{head}: gets {got}{tail}."
+
+    @staticmethod
+    def _product(step: Step, slot: int) -> str:
+        """'gradient × local derivative = ' for an element-by-element step, else ''."""
+        if step.local is None or step.local[slot] is None:
+            return ""
+        return f"{summarize(step.grad_outputs[0])} × {summarize(step.local[slot])} = "
 
     def decorations(self, k: int) -> Decorations:
         """Highlights and labels of frame ``k``: what has run, what runs, what each edge carried."""
@@ -338,19 +386,23 @@ def record_backward(
 
     initial = snapshot()
     steps: list[Step] = []
-    arrived: dict[str, Grads] = {}
+    arrived: dict[str, tuple[Grads, Grads | None]] = {}
+    accumulators = {e.src for e in graph.edges if e.kind == "variable"}
 
-    def prehook(nid: str) -> Any:
+    def prehook(nid: str, fn: Any) -> Any:
         def hook(grad_outputs: Any) -> None:
-            arrived[nid] = _copy(grad_outputs)
+            # Calling an AccumulateGrad would add to its leaf's .grad: it only stores.
+            local = None if nid in accumulators else local_derivatives(fn, grad_outputs)
+            arrived[nid] = (_copy(grad_outputs), local)
 
         return hook
 
     def posthook(nid: str) -> Any:
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
-            got = arrived.pop(nid)
+            got, local = arrived.pop(nid)
             op = graph.by_id[nid].label
-            steps.append(Step(len(steps) + 1, nid, op, got, _copy(grad_inputs), snapshot()))
+            steps.append(Step(len(steps) + 1, nid, op, got, _copy(grad_inputs), snapshot(),
+                              local))
 
         return hook
 
@@ -359,7 +411,7 @@ def record_backward(
         for node in graph.nodes:
             if node.kind == "function":
                 fn = w.objects[node.id]
-                handles.append(fn.register_prehook(prehook(node.id)))
+                handles.append(fn.register_prehook(prehook(node.id, fn)))
                 handles.append(fn.register_hook(posthook(node.id)))
         root.backward(gradient, retain_graph=retain_graph)
     finally:
