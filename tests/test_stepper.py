@@ -20,6 +20,7 @@ import miniautograd as mt
 from miniautograd.graph._dot import ACTIVE, edge_id
 from miniautograd.graph._trace import summarize
 from miniautograd.stepper import MAX_FRAMES, BackwardRecording, record_backward
+from miniautograd.stepper import TIMES as X
 
 ENGINES = pytest.mark.parametrize("lib", [torch, mt], ids=["torch", "miniautograd"])
 
@@ -95,11 +96,12 @@ def test_steps_record_what_each_edge_carried(lib: ModuleType) -> None:
     np.testing.assert_array_equal(rec.seed, 1.0)
     assert rec.filmstrip().splitlines() == [
         "0. Before backward: the seed gradient 1 goes to SumBackward0.",
-        "1. Step 1 of 5: SumBackward0 runs: gets 1 and sends 1 × [1, 1] = [1, 1] to MulBackward0.",
-        "2. Step 2 of 5: MulBackward0 runs: gets [1, 1] and sends [1, 1] × [6, -2] = [6, -2] to"
-        " AccumulateGrad of a; [1, 1] × [1, 2] = [1, 2] to MulBackward0.",
+        f"1. Step 1 of 5: SumBackward0 runs: gets 1 and sends 1 {X} [1, 1] = [1, 1] to"
+        " MulBackward0.",
+        f"2. Step 2 of 5: MulBackward0 runs: gets [1, 1] and sends [1, 1] {X} [6, -2] = [6, -2]"
+        f" to AccumulateGrad of a; [1, 1] {X} [1, 2] = [1, 2] to MulBackward0.",
         "3. Step 3 of 5: AccumulateGrad of a runs; .grad is now [6, -2].",
-        "4. Step 4 of 5: MulBackward0 runs: gets [1, 2] and sends [1, 2] × [2, 2] = [2, 4] to"
+        f"4. Step 4 of 5: MulBackward0 runs: gets [1, 2] and sends [1, 2] {X} [2, 2] = [2, 4] to"
         " AccumulateGrad of b.",
         "5. Step 5 of 5: AccumulateGrad of b runs; .grad is now [2, 4].",
     ]
@@ -131,14 +133,14 @@ def test_captions_multiply_only_where_a_step_is_one_product_per_element(lib: Mod
     rec = record_backward(((W @ x) * s).tanh().mean(), names={"W": W, "x": x, "s": s})
     captions = dict(zip((step.op for step in rec.steps), rec.filmstrip().splitlines()[1:],
                         strict=True))
-    assert "gets 1 and sends 1 × [0.5, 0.5] = [0.5, 0.5] to TanhBackward0" in captions[
+    assert f"gets 1 and sends 1 {X} [0.5, 0.5] = [0.5, 0.5] to TanhBackward0" in captions[
         "MeanBackward0"]
     tanh = rec.steps[[step.op for step in rec.steps].index("TanhBackward0")]
-    assert f"[0.5, 0.5] × {summarize(tanh.local[0])} = " in captions["TanhBackward0"]
+    assert f"[0.5, 0.5] {X} {summarize(tanh.local[0])} = " in captions["TanhBackward0"]
     mul = next(step for step in rec.steps if step.op == "MulBackward0")
     assert mul.local is not None
     np.testing.assert_allclose(mul.local[1], (W @ x).detach().numpy())  # d(h * s)/ds = h
-    assert "×" not in captions["MvBackward0"] and mul.local is not None
+    assert X not in captions["MvBackward0"]
     assert next(step for step in rec.steps if step.op == "MvBackward0").local is None
 
 

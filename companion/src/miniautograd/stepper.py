@@ -17,6 +17,7 @@ from .autograd.function import BackwardFunction
 from .graph import Decorations, Graph, Layout, draw, summarize, to_numpy, walk
 from .ops.op import OpNode
 
+TIMES = "\N{MULTIPLICATION SIGN}"  # in captions: gradient × local derivative
 MAX_FRAMES = 150  # more would weigh megabytes: the widget shows the text listing instead
 
 Grads = tuple[np.ndarray | None, ...]
@@ -172,7 +173,7 @@ class BackwardRecording:
         """'gradient × local derivative = ' for an element-by-element step, else ''."""
         if step.local is None or step.local[slot] is None:
             return ""
-        return f"{summarize(step.grad_outputs[0])} × {summarize(step.local[slot])} = "
+        return f"{summarize(step.grad_outputs[0])} {TIMES} {summarize(step.local[slot])} = "
 
     def decorations(self, k: int) -> Decorations:
         """Highlights and labels of frame ``k``: what has run, what runs, what each edge carried."""
