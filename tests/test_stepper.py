@@ -141,7 +141,25 @@ def test_captions_multiply_only_where_a_step_is_one_product_per_element(lib: Mod
     assert mul.local is not None
     np.testing.assert_allclose(mul.local[1], (W @ x).detach().numpy())  # d(h * s)/ds = h
     assert X not in captions["MvBackward0"]
-    assert next(step for step in rec.steps if step.op == "MvBackward0").local is None
+    assert not any(next(step for step in rec.steps if step.op == "MvBackward0").local or ())
+
+
+@ENGINES
+def test_captions_multiply_nothing_that_was_summed_back_or_mixed(lib: ModuleType) -> None:
+    """A factor broadcast over a vector gets its gradient summed back to its shape, which is no
+    product per element; a matrix whose row [1, 0, 1] averages its neighbours' weights would
+    pass a probe of 1, 2, 3 (1 + 3 = 2 * 2) but not the probe's distinct draws."""
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    s = lib.tensor(3.0, requires_grad=True)
+    rec = record_backward((a * s).sum(), names={"a": a, "s": s})
+    mul = next(c for c in rec.filmstrip().splitlines() if "MulBackward0 runs" in c)
+    assert f"sends [1, 1] {X} [3, 3] = [3, 3] to AccumulateGrad of a; 3 to" in mul, mul
+    x = lib.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    W = lib.tensor([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
+    rec = record_backward(((W @ x) * lib.tensor([1.0, 2.0, 5.0])).sum(), names={"x": x})
+    mv = next(c for c in rec.filmstrip().splitlines() if "MvBackward0 runs" in c)
+    assert X not in mv and "sends [1, 6, 5] to AccumulateGrad of x" in mv, mv
+    assert not any(next(step for step in rec.steps if step.op == "MvBackward0").local or ())
 
 
 def test_a_given_gradient_is_the_seed() -> None:

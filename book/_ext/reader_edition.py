@@ -19,7 +19,7 @@ serve. What changes on the way:
   Code hidden on the site for being no part of the lesson (tag ``hide-input``) is folded the
   same way, with its outputs.
 - A section the main path does not need starts with a mark under its heading ("*A side
-  road: ...*", "*A recap: ...*"). The site folds the rest of the section under the mark; the
+  road: ...*"). The site folds the rest of the section under the mark; the
   reader's edition splits the heading's cell after the mark and keeps the section collapsed
   under its heading in JupyterLab (Colab shows it open).
 - Cells that repeat a result on ``miniautograd`` where the comparison is not the lesson (tag
@@ -53,9 +53,8 @@ SOLUTION_TITLE = "# @title Solution"
 SOLUTION_PROMPTS = ("Show the solution", "Hide the solution")  # the site's fold
 PARITY_PROMPTS = ("Show the same run on miniautograd", "Hide the run on miniautograd")
 # The mark that opens a foldable section, on its own line under the section's heading.
-FOLD_MARK = re.compile(r"^\*(?P<kind>A side road|A recap)\b[^*]*\*[ \t]*$", re.MULTILINE)
-FOLD_PROMPTS = {"A side road": ("Show the side road", "Hide the side road"),
-                "A recap": ("Show the recap", "Hide the recap")}
+FOLD_MARK = re.compile(r"^\*(?P<kind>A side road)\b[^*]*\*[ \t]*$", re.MULTILINE)
+FOLD_PROMPTS = {"A side road": ("Show the side road", "Hide the side road")}
 HEADING = re.compile(r"^#{2,6} ", re.MULTILINE)
 COLLAPSED_HEADING = {"jp-MarkdownHeadingCollapsed": True}  # JupyterLab's own key
 FOLDER = "notebooks"

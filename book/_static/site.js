@@ -5,7 +5,7 @@
      as the term and again as the glossary page.
    - Printing (or saving as PDF): the light palette whatever the screen's, and every fold
      open (hints, solutions, hidden helpers), as they were before once printing is done.
-   - A link to a place inside a folded section (a side road, a recap) opens the fold, in
+   - A link to a place inside a folded section (a side road) opens the fold, in
      browsers that do not do it themselves (Chromium does). */
 (function () {
   'use strict';

@@ -172,7 +172,7 @@ def test_a_side_road_collapses_under_its_heading_and_a_parity_run_folds_whole() 
             "Its first paragraph.", id="road"),
         nbformat.v4.new_code_cell("x = 1", id="road-code"),
         nbformat.v4.new_markdown_cell("## Main\n\n*Not a mark*, an emphasis.", id="main"),
-        nbformat.v4.new_markdown_cell("*A recap of nothing, under no heading.*", id="loose"),
+        nbformat.v4.new_markdown_cell("*A side road under no heading.*", id="loose"),
         nbformat.v4.new_code_cell("run(mini)", metadata={"tags": ["parity"]}, outputs=[run],
                                   id="parity"),
     ]
@@ -352,7 +352,7 @@ def test_the_site_folds_side_roads_and_parity_runs(site: Path) -> None:
             reader_edition.PARITY_PROMPTS[0]] * tagged, chapter.name
         assert all(d.select("div.cell_input") and d.select("div.cell_output") for d in runs)
         marks, parities = marks + len(expected), parities + tagged
-    assert marks >= 5 and parities >= 10, (marks, parities)
+    assert marks >= 4 and parities >= 7, (marks, parities)
 
 
 # ---- the source chapters: checks out of sight ----------------------------------------------------

@@ -49,36 +49,38 @@ def _as_tuple(grads: Any) -> tuple:
     return grads if isinstance(grads, tuple) else (grads,)
 
 
+def _times(gradient: np.ndarray, local: np.ndarray, sent: np.ndarray) -> bool:
+    """Whether `sent` is `gradient` times `local`, element by element, in `sent`'s shape."""
+    try:
+        product = gradient * local
+    except ValueError:  # shapes that do not broadcast
+        return False
+    return product.shape == sent.shape and bool(np.allclose(product, sent, rtol=1e-5,
+                                                            atol=1e-7))
+
+
 def local_derivatives(node: Any, grad_outputs: Any) -> Grads | None:
     """Per input, the local derivative that `node` multiplies its incoming gradient by, where
-    the node works element by element (each output element depends on one input element, or
-    a reduction spreads one gradient evenly): the node called on a gradient of ones. Kept only
-    if the node called on 1, 2, 3, ... returns that gradient times those derivatives, which
-    holds only for a diagonal Jacobian; None for a matrix product, a node with several
-    outputs, and any other node whose step is not one multiplication per element. A custom
-    Function's node is never called (PyTorch's cannot be): its backward is the user's code,
-    which may print or count its calls."""
+    its vector-Jacobian product is that product (an operation element by element, or a sum or
+    mean spreading one gradient): the node called on a gradient of ones, kept for an input
+    only if the node called on a probe gradient of distinct values (fixed draws in [1, 2))
+    returns the probe times it. A matrix product, a broadcast summed back, or a mixing of
+    elements fails that test, short of a Jacobian tuned to the draws; its input gets None.
+    None for a node with several outputs, and for a custom Function's node, which is never
+    called (PyTorch's cannot be): its backward is the user's code, which may print or count
+    its calls."""
     custom = isinstance(node, BackwardFunction) and not isinstance(node, OpNode)
     if len(grad_outputs) != 1 or grad_outputs[0] is None or custom or not callable(node):
         return None
     g = grad_outputs[0]
     engine = importlib.import_module(type(g).__module__.partition(".")[0])
-    probe = engine.arange(g.numel(), dtype=g.dtype, device=g.device).reshape(g.shape) + 1
+    weights = np.random.default_rng(0).uniform(1.0, 2.0, tuple(g.shape))
+    probe = engine.tensor(weights, dtype=g.dtype, device=g.device)
     local = _copy(_as_tuple(node(engine.ones_like(g))))
     probed = _copy(_as_tuple(node(probe)))
     weights = to_numpy(probe)
-    for d, sent in zip(local, probed, strict=True):
-        if (d is None) != (sent is None):
-            return None
-        if d is None:
-            continue
-        try:
-            product = weights * d
-        except ValueError:  # shapes that do not broadcast: no product per element
-            return None
-        if product.shape != sent.shape or not np.allclose(product, sent, rtol=1e-5, atol=1e-7):
-            return None
-    return local
+    return tuple(None if d is None or sent is None or not _times(weights, d, sent) else d
+                 for d, sent in zip(local, probed, strict=True))
 
 
 class BackwardRecording:
@@ -172,6 +174,9 @@ class BackwardRecording:
     def _product(step: Step, slot: int) -> str:
         """'gradient × local derivative = ' for an element-by-element step, else ''."""
         if step.local is None or step.local[slot] is None:
+            return ""
+        gradient, local = step.grad_outputs[0], step.local[slot]
+        if not _times(gradient, local, step.grad_inputs[slot]):  # e.g. summed to a shape
             return ""
         return f"{summarize(step.grad_outputs[0])} {TIMES} {summarize(step.local[slot])} = "
 
