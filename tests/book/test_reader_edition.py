@@ -10,6 +10,7 @@ test_reader_lab.py.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -368,3 +369,72 @@ def test_checks_live_in_verification_cells(chapter: Path) -> None:
         if cell.cell_type == "markdown" and TOLERANCE_PROSE.search(cell.source):
             shown.append(f"cell {n}: prose about what a test checks")
     assert shown == []
+
+
+# ---- side roads: nothing the rest of the chapter needs ------------------------------------------
+
+
+HEADING_LEVEL = re.compile(r"^(#{1,6}) ", re.MULTILINE)
+
+
+def _names(code: str) -> tuple[set[str], set[str]]:
+    """(names a cell binds, names it reads), from its Python (magics and shell lines left out)."""
+    lines = [line[:len(line) - len(line.lstrip())] + "pass"
+             if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines()]
+    tree = ast.parse("\n".join(lines))
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return bound, read
+
+
+def side_road_leaks(notebook: nbformat.NotebookNode) -> list[str]:
+    """Names bound only inside a side road and read by a code cell after it."""
+    only_inside: dict[str, str] = {}
+    outside: set[str] = set()
+    road, level = None, 0
+    leaks = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            levels = [len(h) for h in HEADING_LEVEL.findall(cell.source)]
+            if road and levels and min(levels) <= level:
+                road = None
+            if reader_edition.fold_split(cell.source):
+                road, level = cell.id, levels[0]
+            continue
+        bound, read = _names(cell.source)
+        if road:
+            only_inside |= dict.fromkeys(bound - outside, road)
+            continue
+        leaks += [f"{name} (side road {only_inside[name]}) read in {cell.id}"
+                  for name in sorted((read - bound) & only_inside.keys())]
+        outside |= bound
+        for name in bound:
+            only_inside.pop(name, None)
+    return leaks
+
+
+def test_the_leak_check_finds_a_name_from_a_side_road() -> None:
+    cells = [
+        nbformat.v4.new_code_cell("x = 1", id="main"),
+        nbformat.v4.new_markdown_cell("## Road\n\n*A side road: not needed.*", id="road"),
+        nbformat.v4.new_code_cell("y = x + 1\nx = 2", id="inside"),
+        nbformat.v4.new_markdown_cell("### Deeper, still the road", id="deeper"),
+        nbformat.v4.new_code_cell("z = 3", id="deeper-code"),
+        nbformat.v4.new_markdown_cell("## Back on the main path", id="back"),
+        nbformat.v4.new_code_cell("print(x, y, z)", id="after"),
+    ]
+    assert side_road_leaks(nbformat.v4.new_notebook(cells=cells)) == [
+        "y (side road road) read in after", "z (side road road) read in after"]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_nothing_after_a_side_road_needs_it(chapter: Path) -> None:
+    assert side_road_leaks(nbformat.read(chapter, as_version=4)) == []
