@@ -1,5 +1,6 @@
 """JupyterLab, in headless Chromium, as a learner opens each chapter's reader's edition: every
-hint is a closed fold, every solution's code is folded away, and no MyST markup shows.
+hint is a closed fold, every solution's code is folded away, every side road is collapsed
+under its heading, and no MyST markup shows.
 
 The server runs on 127.0.0.1 with its own settings, workspace and runtime folders (cells are
 all rendered at once, not windowed, so that all of them can be checked). A screenshot of each
@@ -129,6 +130,16 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
         assert placeholders.count() == folded
         text = "\n".join(rendered.all_inner_texts())
         assert [m for m in MARKUP if m in text] == []
+        # A side road shows its heading and mark, collapsed: the cells under it are hidden.
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        roads = [n for n, c in enumerate(edition.cells)
+                 if c.cell_type == "markdown" and reader_edition.fold_split(c.source)]
+        for n in roads:
+            assert cells.nth(n).is_visible() and not cells.nth(n + 1).is_visible(), n
+        if roads:
+            cells.nth(roads[0]).scroll_into_view_if_needed()
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / f"lab-{chapter.stem}-side-road.png"))
         first = folds.first
         first.scroll_into_view_if_needed()
         page.evaluate("window.scrollBy && document.querySelector('.jp-WindowedPanel-outer, "
