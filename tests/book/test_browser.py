@@ -595,12 +595,13 @@ def test_a_link_into_a_folded_side_road_opens_it(browser: Browser, server: str) 
     ctx = context(browser, PHONE, "light")
     page = ctx.new_page()
     chapter = f"{server}/book/chapters/01_what_autograd_does.html"
-    fold_of = "id => document.getElementById(id).closest('details.section-fold')"
+    fold_of = "id => document.getElementById(id)?.closest('details.section-fold')"
     page.goto(chapter, wait_until="networkidle")
-    closed = page.evaluate(f"() => !({fold_of})('ch1-claim-set-to-none').open")
+    closed = page.evaluate(f"() => ({fold_of})('ch1-claim-set-to-none')?.open === false")
     page.goto(f"{server}/book/appendix/common_claims.html", wait_until="networkidle")
     page.click("a[href$='#ch1-claim-set-to-none']")
-    page.wait_for_function(f"() => ({fold_of})('ch1-claim-set-to-none').open")
+    page.wait_for_url("**/01_what_autograd_does.html#ch1-claim-set-to-none")
+    page.wait_for_function(f"() => ({fold_of})('ch1-claim-set-to-none')?.open")
     on_screen = page.evaluate("""() => { const r = document.getElementById(
       'ch1-claim-set-to-none').getBoundingClientRect(); return r.height > 0 && r.top >= 0
       && r.top < innerHeight; }""")
