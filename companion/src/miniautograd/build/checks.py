@@ -1,0 +1,133 @@
+"""The checks of the book's guided build: each runs one behaviour on the reader's engine and
+on PyTorch, and says what differs.
+
+A check is a function of the reader's module that raises ``MismatchError`` with what was expected
+and what the engine did; any other exception the engine raises is reported as such. The
+checks never stop at the first failure: a reader sees every behaviour at once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+_loads = itertools.count()
+
+
+class MismatchError(AssertionError):
+    """A behaviour of the reader's engine that differs from PyTorch's (or from the step)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    check: str
+    passed: bool
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"✔ {self.check}" if self.passed else f"✘ {self.check}: {self.detail}"
+
+
+def load(path: str | Path) -> ModuleType:
+    """The module in the file `path`, loaded afresh (an edited file is read again), under a
+    name of its own, so that nothing else named like it is replaced."""
+    path = Path(path)
+    name = f"_myautograd_{next(_loads)}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"no Python file at {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def expect(what: str, got: Any, expected: Any) -> None:
+    """Raise MismatchError unless `got` equals `expected`, as values (arrays within float64
+    rounding) or as objects."""
+    if isinstance(expected, np.ndarray | float | int) and not isinstance(expected, bool):
+        try:
+            same = np.allclose(np.asarray(got, dtype=np.float64), expected, rtol=1e-10,
+                               atol=1e-12) and np.shape(got) == np.shape(expected)
+        except (TypeError, ValueError):
+            same = False
+    else:
+        same = got is expected if expected is None or isinstance(expected, bool) else (
+            got == expected)
+    if not same:
+        raise MismatchError(f"{what}: expected {_show(expected)}, got {_show(got)}")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=6, separator=", ")
+    return repr(value)
+
+
+def run(checks: list[tuple[str, Callable[[ModuleType], None]]],
+        module: ModuleType) -> list[Outcome]:
+    """Every check on `module`: its outcome, with what differed or what was raised."""
+    outcomes = []
+    for name, check in checks:
+        try:
+            check(module)
+        except MismatchError as mismatch:
+            outcomes.append(Outcome(name, False, str(mismatch)))
+        except Exception as error:  # the reader's engine raised: say what
+            outcomes.append(Outcome(name, False, f"raised {type(error).__name__}: {error}"))
+        else:
+            outcomes.append(Outcome(name, True))
+    return outcomes
+
+
+@contextmanager
+def counted_calls(nodes: list[Any]) -> Iterator[dict[int, int]]:
+    """How often each of `nodes` is called while the block runs (by id): each node class's
+    ``__call__`` is wrapped for the block, and restored after."""
+    calls: dict[int, int] = {}
+    classes = {type(node) for node in nodes}
+    originals = {cls: cls.__call__ for cls in classes}
+
+    def counting(original: Callable) -> Callable:
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            calls[id(self)] = calls.get(id(self), 0) + 1
+            return original(self, *args, **kwargs)
+        return call
+
+    try:
+        for cls, original in originals.items():
+            cls.__call__ = counting(original)
+        yield calls
+    finally:
+        for cls, original in originals.items():
+            cls.__call__ = original
+
+
+def graph_nodes(root_node: Any) -> list[Any]:
+    """Every node reachable from `root_node` along next_functions, each once, no recursion."""
+    found, stack, seen = [], [root_node], {id(root_node)}
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for entry in node.next_functions:
+            nxt = entry[0] if isinstance(entry, tuple) else entry  # torch's pairs or nodes
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    return found
+
+
+def report(outcomes: list[Outcome]) -> None:
+    for outcome in outcomes:
+        print(outcome)
+    passed = sum(o.passed for o in outcomes)
+    print(f"{passed} of {len(outcomes)} checks pass"
+          + ("." if passed < len(outcomes) else ": this step is done."))
+

@@ -1,0 +1,131 @@
+"""miniautograd.build: the guided build's checks pass on each step's reference engine, and
+fail, with the message a reader needs, on engines broken the ways a reader breaks them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miniautograd import build
+from miniautograd.build.checks import Outcome
+
+# Step 1's broken engines: (what is wrong, the reference's text, its replacement).
+RECURSIVE = '''def backward(root):
+    order, seen = [], set()
+
+    def visit(node):  # depth first, one Python call per node of the path
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        for next_node in node.next_functions:
+            visit(next_node)
+        order.append(node)
+
+    visit(root.grad_fn)
+    buffers = {root.grad_fn: np.ones_like(root.data)}
+    for node in reversed(order):
+        grads = node(buffers.pop(node))
+        for next_node, grad in zip(node.next_functions, grads):
+            if next_node is not None:
+                buffers[next_node] = buffers[next_node] + grad if next_node in buffers else grad
+'''
+EAGER = '''def backward(root):
+    pending = [(root.grad_fn, np.ones_like(root.data))]
+    while pending:  # runs a node as soon as any gradient reaches it
+        node, grad = pending.pop()
+        for next_node, g in zip(node.next_functions, node(grad)):
+            if next_node is not None:
+                pending.append((next_node, g))
+'''
+
+
+def reference_backward() -> str:
+    source = build.reference(1)
+    return source[source.index("def backward(root):"):]
+
+
+STEP1_BROKEN = {
+    "a recursive topological sort": (reference_backward, RECURSIVE, {
+        "a chain 10,000 operations deep": "raised RecursionError: maximum recursion depth"}),
+    "a node run on each gradient that reaches it": (reference_backward, EAGER, {
+        "each node runs once, after all its gradients have arrived":
+            "expected each node called once, got MulBackward0 called 3 times, AccumulateGrad"
+            " called 3 times"}),
+    "a leaf's .grad overwritten, not added to": (
+        lambda: "leaf.grad = grad if leaf.grad is None else leaf.grad + grad",
+        "leaf.grad = grad", {
+            "gradients accumulate over backward() calls":
+                "x.grad after two backward() calls of (x * y).sum(): expected"
+                " [ 6. ,  0.5, -3. ], got [ 3.  ,  0.25, -1.5 ]"}),
+    "a node's gradients replaced, not summed": (
+        lambda: "buffers[next_node] = buffers[next_node] + grad if next_node in buffers "
+                "else grad",
+        "buffers[next_node] = grad", {
+            "backward() fills .grad of the leaves, as PyTorch does":
+                "x.grad of (x * y + x.exp()).sum(), PyTorch's: expected",
+            "a tensor used twice gets both contributions":
+                "x.grad of (x * x).sum(), both uses added: expected [ 1., -2.,  4.], got",
+            "each node runs once, after all its gradients have arrived":
+                "x.grad of (z * z + z.exp()).sum(), z = x * y, PyTorch's: expected"}),
+    "a node recorded even when no input requires grad": (
+        lambda: "    if out.requires_grad:\n        out.grad_fn",
+        "    if True:\n        out.grad_fn", {
+            "an operation records a node when an input requires grad, and only then":
+                "(c * c).grad_fn, c not requiring grad: expected None, got"}),
+}
+
+
+def failures(outcomes: list[Outcome]) -> dict[str, str]:
+    return {o.check: o.detail for o in outcomes if not o.passed}
+
+
+def test_step_1_reference_passes_every_check(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / build.FILE
+    build.write_reference(1, path)
+    outcomes = build.outcomes(1, path)
+    assert len(outcomes) == 8 and failures(outcomes) == {}
+    build.check(1, path)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("✔ a leaf") and printed[-1] == (
+        "8 of 8 checks pass: this step is done.")
+
+
+@pytest.mark.parametrize("broken", list(STEP1_BROKEN))
+def test_step_1_checks_catch_a_broken_engine(broken: str, tmp_path: Path) -> None:
+    where, replacement, expected = STEP1_BROKEN[broken]
+    source = build.reference(1)
+    original = where()
+    assert source.count(original) == 1, original
+    path = tmp_path / build.FILE
+    path.write_text(source.replace(original, replacement))
+    found = failures(build.outcomes(1, path))
+    assert set(found) == set(expected), found
+    for check, message in expected.items():
+        assert message in found[check], found[check]
+
+
+def test_an_unwritten_engine_gets_a_line_per_check(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / build.FILE
+    path.write_text("import numpy as np\n\n\nclass Tensor:\n    pass\n")
+    build.check(1, path)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 9 and all(line.startswith("✘ ") for line in printed[:8])
+    assert printed[0] == ("✘ a leaf: requires_grad as asked, no grad_fn, no .grad: raised "
+                          "TypeError: Tensor() takes no arguments")
+    assert printed[-1] == "0 of 8 checks pass."
+
+
+def test_an_edited_file_is_read_again(tmp_path: Path) -> None:
+    path = tmp_path / build.FILE
+    path.write_text("class Tensor:\n    pass\n")
+    assert not build.outcomes(1, path)[0].passed
+    build.write_reference(1, path)
+    assert build.outcomes(1, path)[0].passed
+
+
+def test_there_is_no_step_zero() -> None:
+    with pytest.raises(ValueError, match="no step 0: the steps are"):
+        build.check(0)
