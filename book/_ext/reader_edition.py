@@ -14,7 +14,8 @@ serve. What changes on the way:
   source.
 - Solution cells (tag ``solution``; folded on the site under "Show the solution") are folded
   in JupyterLab (``jupyter.source_hidden``) and in Colab (``cellView: form`` with a
-  ``# @title Solution``), and their outputs are cleared: Colab's form view folds the code but
+  ``# @title Solution``, except above a cell magic, which must stay the first line), and their
+  outputs are cleared: Colab's form view folds the code but
   not the output, so a stored output there would show the answer; running the cell shows it.
   Code hidden on the site for being no part of the lesson (tag ``hide-input``) is folded the
   same way, with its outputs.
@@ -244,7 +245,8 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
             metadata |= FOLDED_WHOLE
         elif cell.cell_type == "code" and SOLUTION_TAG in tags:
             metadata |= FOLDED
-            if not cell.source.startswith(SOLUTION_TITLE):
+            # A cell magic (%%writefile) must stay the first line: no title above it.
+            if not cell.source.startswith((SOLUTION_TITLE, "%%")):
                 cell.source = f"{SOLUTION_TITLE}\n{cell.source}"
             cell.outputs = []
             cell.execution_count = None

@@ -235,7 +235,7 @@ def edition_problems(source: nbformat.NotebookNode, edition: nbformat.NotebookNo
         if cell.id in solutions:
             if (cell.metadata.get("jupyter", {}).get("source_hidden") is not True
                     or cell.metadata.get("cellView") != "form"
-                    or not cell.source.startswith("# @title Solution\n")):
+                    or not cell.source.startswith(("# @title Solution\n", "%%"))):
                 problems.append(f"solution {cell.id} is not folded in JupyterLab and Colab")
             if cell.outputs:
                 problems.append(f"solution {cell.id} shows its outputs")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -124,9 +125,12 @@ def graph_nodes(root_node: Any) -> list[Any]:
     return found
 
 
+WIDTH = 88  # a notebook's output column: long lines wrap, continued under the first
+
+
 def report(outcomes: list[Outcome]) -> None:
     for outcome in outcomes:
-        print(outcome)
+        print(textwrap.fill(str(outcome), width=WIDTH, subsequent_indent="  "))
     passed = sum(o.passed for o in outcomes)
     print(f"{passed} of {len(outcomes)} checks pass"
           + ("." if passed < len(outcomes) else ": this step is done."))

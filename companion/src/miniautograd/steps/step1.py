@@ -1,19 +1,20 @@
-"""myautograd, step 1: tensors that record the operations on them, and a backward pass.
+"""myautograd, step 1: tensors that record their operations, and backward().
 
-A tensor holds a NumPy array. An operation on tensors, one of which requires grad, leaves a
-node in the graph: its backward function, which turns the gradient of the operation's output
-into one gradient per input, and its next_functions, the nodes those gradients go to. A leaf
-that requires grad is reached through its AccumulateGrad node, which adds into .grad.
-backward() counts how many gradients each node will receive, then runs each node once all of
-them have arrived, with a list of ready nodes instead of recursion.
+A tensor holds a NumPy array. An operation on tensors, one of which requires
+grad, leaves a node in the graph: a backward function, which turns the
+gradient of the operation's output into one gradient per input, and its
+next_functions, the nodes those gradients go to. A leaf that requires grad is
+reached through its AccumulateGrad node, which adds into .grad. backward()
+counts how many gradients each node will receive, then runs each node once
+all of them have arrived, from a list of ready nodes, without recursion.
 """
 
 import numpy as np
 
 
 class Node:
-    """A backward function (PyTorch's grad_fn): called with the gradient of its operation's
-    output, it returns the gradients of the operation's inputs, in the order of next_functions."""
+    """A backward function (PyTorch's grad_fn): node(grad) returns the
+    gradients of its operation's inputs, in the order of next_functions."""
 
     def __init__(self, name, backward, inputs):
         self._name = name
@@ -28,7 +29,7 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf that requires grad: adds the gradient that reaches it into .grad."""
+    """The node of a leaf that requires grad: adds what reaches it to .grad."""
 
     def __init__(self, variable):
         self.variable = variable
@@ -44,13 +45,13 @@ class AccumulateGrad(Node):
 
 
 def edge_to(t):
-    """Where the gradient for input `t` goes: its grad_fn, its leaf's AccumulateGrad, or
-    nowhere (None) for a tensor that does not require grad."""
+    """Where the gradient for the input t goes: its grad_fn, its leaf's
+    AccumulateGrad, or nowhere (None) if t does not require grad."""
     if not t.requires_grad:
         return None
     if t.grad_fn is not None:
         return t.grad_fn
-    if t._accumulator is None:  # one per leaf, however often the leaf is used
+    if t._accumulator is None:  # one per leaf, however often it is used
         t._accumulator = AccumulateGrad(t)
     return t._accumulator
 
@@ -61,7 +62,7 @@ class Tensor:
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None
-        self._accumulator = None
+        self._accumulator = None  # a leaf's AccumulateGrad, once it has one
 
     @property
     def is_leaf(self):
@@ -70,22 +71,23 @@ class Tensor:
     def __repr__(self):
         return f"tensor({self.data}, requires_grad={self.requires_grad})"
 
-    def __add__(self, other):
-        other = as_tensor(other)
-        return record("AddBackward0", self.data + other.data, (self, other),
-                      lambda g: (g, g))
-
     def __mul__(self, other):
         other = as_tensor(other)
         return record("MulBackward0", self.data * other.data, (self, other),
                       lambda g: (g * other.data, g * self.data))
 
-    __radd__ = __add__
+    def __add__(self, other):
+        other = as_tensor(other)
+        return record("AddBackward0", self.data + other.data, (self, other),
+                      lambda g: (g, g))
+
     __rmul__ = __mul__
+    __radd__ = __add__
 
     def exp(self):
         result = np.exp(self.data)
-        return record("ExpBackward0", result, (self,), lambda g: (g * result,))
+        return record("ExpBackward0", result, (self,),
+                      lambda g: (g * result,))
 
     def sum(self):
         return record("SumBackward0", self.data.sum(), (self,),
@@ -100,7 +102,7 @@ def as_tensor(x):
 
 
 def record(name, data, inputs, backward_fn):
-    """The result of an operation, with a node in the graph if any input requires grad."""
+    """The result of an operation, with a node if an input requires grad."""
     out = Tensor(data, requires_grad=any(t.requires_grad for t in inputs))
     if out.requires_grad:
         out.grad_fn = Node(name, backward_fn, inputs)
@@ -108,11 +110,11 @@ def record(name, data, inputs, backward_fn):
 
 
 def backward(root):
-    """Run the graph below `root` from d root / d root = 1, each node once, in an order where
-    every node runs after all the nodes that send it a gradient."""
+    """Run the graph below root from d root / d root = 1, each node once,
+    after every node that sends it a gradient."""
     if root.grad_fn is None:
-        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
-                           "grad_fn")
+        raise RuntimeError("element 0 of tensors does not require grad and "
+                           "does not have a grad_fn")
     dependencies = {}  # node -> how many gradients it will receive
     stack, seen = [root.grad_fn], {root.grad_fn}
     while stack:
@@ -130,7 +132,10 @@ def backward(root):
         for next_node, grad in zip(node.next_functions, grads, strict=True):
             if next_node is None:
                 continue
-            buffers[next_node] = buffers[next_node] + grad if next_node in buffers else grad
+            if next_node in buffers:
+                buffers[next_node] = buffers[next_node] + grad
+            else:
+                buffers[next_node] = grad
             dependencies[next_node] -= 1
             if dependencies[next_node] == 0:
                 ready.append(next_node)

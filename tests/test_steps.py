@@ -1,14 +1,15 @@
-"""miniautograd.build: the guided build's checks pass on each step's reference engine, and
+"""miniautograd.steps: the guided build's checks pass on each step's reference engine, and
 fail, with the message a reader needs, on engines broken the ways a reader breaks them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from miniautograd import build
-from miniautograd.build.checks import Outcome
+from miniautograd import steps
+from miniautograd.steps.checks import Outcome
 
 # Step 1's broken engines: (what is wrong, the reference's text, its replacement).
 RECURSIVE = '''def backward(root):
@@ -28,7 +29,7 @@ RECURSIVE = '''def backward(root):
         grads = node(buffers.pop(node))
         for next_node, grad in zip(node.next_functions, grads):
             if next_node is not None:
-                buffers[next_node] = buffers[next_node] + grad if next_node in buffers else grad
+                buffers[next_node] = grad + buffers.get(next_node, 0)
 '''
 EAGER = '''def backward(root):
     pending = [(root.grad_fn, np.ones_like(root.data))]
@@ -41,7 +42,7 @@ EAGER = '''def backward(root):
 
 
 def reference_backward() -> str:
-    source = build.reference(1)
+    source = steps.reference(1)
     return source[source.index("def backward(root):"):]
 
 
@@ -59,8 +60,7 @@ STEP1_BROKEN = {
                 "x.grad after two backward() calls of (x * y).sum(): expected"
                 " [ 6. ,  0.5, -3. ], got [ 3.  ,  0.25, -1.5 ]"}),
     "a node's gradients replaced, not summed": (
-        lambda: "buffers[next_node] = buffers[next_node] + grad if next_node in buffers "
-                "else grad",
+        lambda: "buffers[next_node] = buffers[next_node] + grad",
         "buffers[next_node] = grad", {
             "backward() fills .grad of the leaves, as PyTorch does":
                 "x.grad of (x * y + x.exp()).sum(), PyTorch's: expected",
@@ -82,11 +82,11 @@ def failures(outcomes: list[Outcome]) -> dict[str, str]:
 
 def test_step_1_reference_passes_every_check(tmp_path: Path,
                                              capsys: pytest.CaptureFixture) -> None:
-    path = tmp_path / build.FILE
-    build.write_reference(1, path)
-    outcomes = build.outcomes(1, path)
+    path = tmp_path / steps.FILE
+    steps.write_reference(1, path)
+    outcomes = steps.outcomes(1, path)
     assert len(outcomes) == 8 and failures(outcomes) == {}
-    build.check(1, path)
+    steps.check(1, path)
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("✔ a leaf") and printed[-1] == (
         "8 of 8 checks pass: this step is done.")
@@ -95,12 +95,12 @@ def test_step_1_reference_passes_every_check(tmp_path: Path,
 @pytest.mark.parametrize("broken", list(STEP1_BROKEN))
 def test_step_1_checks_catch_a_broken_engine(broken: str, tmp_path: Path) -> None:
     where, replacement, expected = STEP1_BROKEN[broken]
-    source = build.reference(1)
+    source = steps.reference(1)
     original = where()
     assert source.count(original) == 1, original
-    path = tmp_path / build.FILE
+    path = tmp_path / steps.FILE
     path.write_text(source.replace(original, replacement))
-    found = failures(build.outcomes(1, path))
+    found = failures(steps.outcomes(1, path))
     assert set(found) == set(expected), found
     for check, message in expected.items():
         assert message in found[check], found[check]
@@ -108,24 +108,34 @@ def test_step_1_checks_catch_a_broken_engine(broken: str, tmp_path: Path) -> Non
 
 def test_an_unwritten_engine_gets_a_line_per_check(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture) -> None:
-    path = tmp_path / build.FILE
+    path = tmp_path / steps.FILE
     path.write_text("import numpy as np\n\n\nclass Tensor:\n    pass\n")
-    build.check(1, path)
+    steps.check(1, path)
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 9 and all(line.startswith("✘ ") for line in printed[:8])
-    assert printed[0] == ("✘ a leaf: requires_grad as asked, no grad_fn, no .grad: raised "
-                          "TypeError: Tensor() takes no arguments")
-    assert printed[-1] == "0 of 8 checks pass."
+    assert max(map(len, printed)) <= 88  # a notebook's column
+    lines = " ".join(printed).replace("\n", " ").replace("   ", " ").split("✘ ")[1:]
+    assert len(lines) == 8 and printed[-1] == "0 of 8 checks pass."
+    assert lines[0].strip() == ("a leaf: requires_grad as asked, no grad_fn, no .grad: raised "
+                                "TypeError: Tensor() takes no arguments")
 
 
 def test_an_edited_file_is_read_again(tmp_path: Path) -> None:
-    path = tmp_path / build.FILE
+    path = tmp_path / steps.FILE
     path.write_text("class Tensor:\n    pass\n")
-    assert not build.outcomes(1, path)[0].passed
-    build.write_reference(1, path)
-    assert build.outcomes(1, path)[0].passed
+    assert not steps.outcomes(1, path)[0].passed
+    steps.write_reference(1, path)
+    assert steps.outcomes(1, path)[0].passed
 
 
 def test_there_is_no_step_zero() -> None:
     with pytest.raises(ValueError, match="no step 0: the steps are"):
-        build.check(0)
+        steps.check(0)
+
+
+def test_chapter_1_shows_the_reference_it_ships() -> None:
+    """The reference engine a reader unfolds in chapter 1 is the one write_reference writes."""
+    chapter = Path(__file__).parents[1] / "book" / "chapters" / "01_what_autograd_does.ipynb"
+    cells = {c.id: c for c in nbformat.read(chapter, as_version=4).cells}
+    assert cells["ch1-build-reference"].source == (
+        "%%writefile reference_step1.py\n" + steps.reference(1).rstrip("\n"))
+    assert cells["ch1-build-skeleton"].source.startswith("%%writefile myautograd.py\n")
