@@ -58,7 +58,10 @@ STEP1_BROKEN = {
         "leaf.grad = grad", {
             "gradients accumulate over backward() calls":
                 "x.grad after two backward() calls of (x * y).sum(): expected"
-                " [ 6. ,  0.5, -3. ], got [ 3.  ,  0.25, -1.5 ]"}),
+                " [ 6. ,  0.5, -3. ], got [ 3.  ,  0.25, -1.5 ]",
+            "two leaves that get the same gradient keep a .grad each":
+                "x.grad after two backward() calls of (x + y).sum(): expected [2., 2., 2.], got"
+                " [1., 1., 1.]"}),
     "a node's gradients replaced, not summed": (
         lambda: "buffers[next_node] = buffers[next_node] + grad",
         "buffers[next_node] = grad", {
@@ -68,6 +71,33 @@ STEP1_BROKEN = {
                 "x.grad of (x * x).sum(), both uses added: expected [ 1., -2.,  4.], got",
             "each node runs once, after all its gradients have arrived":
                 "x.grad of (z * z + z.exp()).sum(), z = x * y, PyTorch's: expected"}),
+    "a counting walk that counts an edge twice": (
+        lambda: "                if node not in seen:\n                    seen.add(node)\n"
+                "                    stack.append(node)",
+        "                stack.append(node)", {
+            "each node runs once, after all its gradients have arrived":
+                "got AccumulateGrad, AccumulateGrad never called: its count of gradients to"
+                " come never reached zero"}),
+    ".grad added to in place": (
+        lambda: "leaf.grad = grad if leaf.grad is None else leaf.grad + grad",
+        "if leaf.grad is None:\n            leaf.grad = grad\n        else:\n"
+        "            leaf.grad += grad", {
+            "two leaves that get the same gradient keep a .grad each":
+                "x.grad after two backward() calls of (x + y).sum(): expected [2., 2., 2.], got"
+                " [3., 3., 3.]"}),
+    "a new AccumulateGrad at every use": (
+        lambda: "    if t._accumulator is None:  # one per leaf, however often it is used\n"
+                "        t._accumulator = AccumulateGrad(t)\n    return t._accumulator",
+        "    return AccumulateGrad(t)", {
+            "a leaf reaches one AccumulateGrad, however often it is used":
+                "expected the same AccumulateGrad twice, got two different nodes"}),
+    "a sum's gradient not spread over the elements": (
+        lambda: "lambda g: (g * np.ones_like(self.data),)", "lambda g: (g,)", {
+            "two leaves that get the same gradient keep a .grad each":
+                "x.grad after two backward() calls of (x + y).sum(): the right values in the"
+                " wrong shape, (), expected (3,)",
+            "a chain 10,000 operations deep": "the right values in the wrong shape, (),"
+                " expected (3,)"}),
     "a node recorded even when no input requires grad": (
         lambda: "    if out.requires_grad:\n        out.grad_fn",
         "    if True:\n        out.grad_fn", {
@@ -85,11 +115,11 @@ def test_step_1_reference_passes_every_check(tmp_path: Path,
     path = tmp_path / steps.FILE
     steps.write_reference(1, path)
     outcomes = steps.outcomes(1, path)
-    assert len(outcomes) == 8 and failures(outcomes) == {}
+    assert len(outcomes) == 10 and failures(outcomes) == {}
     steps.check(1, path)
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("✔ a leaf") and printed[-1] == (
-        "8 of 8 checks pass: this step is done.")
+        "10 of 10 checks pass: this step is done.")
 
 
 @pytest.mark.parametrize("broken", list(STEP1_BROKEN))
@@ -114,7 +144,7 @@ def test_an_unwritten_engine_gets_a_line_per_check(tmp_path: Path,
     printed = capsys.readouterr().out.splitlines()
     assert max(map(len, printed)) <= 88  # a notebook's column
     lines = " ".join(printed).replace("\n", " ").replace("   ", " ").split("✘ ")[1:]
-    assert len(lines) == 8 and printed[-1] == "0 of 8 checks pass."
+    assert len(lines) == 10 and printed[-1] == "0 of 10 checks pass."
     assert lines[0].strip() == ("a leaf: requires_grad as asked, no grad_fn, no .grad: raised "
                                 "TypeError: Tensor() takes no arguments")
 
@@ -139,3 +169,14 @@ def test_chapter_1_shows_the_reference_it_ships() -> None:
     assert cells["ch1-build-reference"].source == (
         "%%writefile reference_step1.py\n" + steps.reference(1).rstrip("\n"))
     assert cells["ch1-build-skeleton"].source.startswith("%%writefile myautograd.py\n")
+
+
+def test_a_failure_inside_the_engine_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / steps.FILE
+    source = steps.reference(1).replace(
+        "        return ()\n", "        raise ValueError('not yet')\n", 1)
+    path.write_text(source)
+    line = source.splitlines().index("        raise ValueError('not yet')") + 1
+    found = failures(steps.outcomes(1, path))
+    assert found["gradients accumulate over backward() calls"] == (
+        f"raised ValueError: not yet (in {steps.FILE}, line {line})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import textwrap
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -55,10 +56,14 @@ def expect(what: str, got: Any, expected: Any) -> None:
     rounding) or as objects."""
     if isinstance(expected, np.ndarray | float | int) and not isinstance(expected, bool):
         try:
-            same = np.allclose(np.asarray(got, dtype=np.float64), expected, rtol=1e-10,
-                               atol=1e-12) and np.shape(got) == np.shape(expected)
+            close = np.allclose(np.asarray(got, dtype=np.float64), expected, rtol=1e-10,
+                                atol=1e-12)
         except (TypeError, ValueError):
-            same = False
+            close = False
+        if close and np.shape(got) != np.shape(expected):
+            raise MismatchError(f"{what}: the right values in the wrong shape, "
+                                f"{np.shape(got)}, expected {np.shape(expected)}")
+        same = close
     else:
         same = got is expected if expected is None or isinstance(expected, bool) else (
             got == expected)
@@ -72,6 +77,18 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
+def where_raised(error: BaseException, module: ModuleType) -> str:
+    """' (in FILE, line N: CODE)' for the last line of `module`'s file that the error passed
+    through, so that a reader knows where to look; '' if it never passed through it."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if f.filename == getattr(module, "__file__", None)]
+    if not frames:
+        return ""
+    last = frames[-1]
+    code = "" if last.line.startswith("raise ") else f": {last.line}"
+    return f" (in {Path(last.filename).name}, line {last.lineno}{code})"
+
+
 def run(checks: list[tuple[str, Callable[[ModuleType], None]]],
         module: ModuleType) -> list[Outcome]:
     """Every check on `module`: its outcome, with what differed or what was raised."""
@@ -81,8 +98,9 @@ def run(checks: list[tuple[str, Callable[[ModuleType], None]]],
             check(module)
         except MismatchError as mismatch:
             outcomes.append(Outcome(name, False, str(mismatch)))
-        except Exception as error:  # the reader's engine raised: say what
-            outcomes.append(Outcome(name, False, f"raised {type(error).__name__}: {error}"))
+        except Exception as error:  # the reader's engine raised: say what, and where
+            outcomes.append(Outcome(name, False, f"raised {type(error).__name__}: {error}"
+                                    f"{where_raised(error, module)}"))
         else:
             outcomes.append(Outcome(name, True))
     return outcomes

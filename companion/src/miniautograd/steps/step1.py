@@ -13,8 +13,8 @@ import numpy as np
 
 
 class Node:
-    """A backward function (PyTorch's grad_fn): node(grad) returns the
-    gradients of its operation's inputs, in the order of next_functions."""
+    """A backward function (PyTorch's grad_fn): node(grad) returns a tuple,
+    one gradient per input of its operation, in the order of next_functions."""
 
     def __init__(self, name, backward, inputs):
         self._name = name
@@ -46,7 +46,8 @@ class AccumulateGrad(Node):
 
 def edge_to(t):
     """Where the gradient for the input t goes: its grad_fn, its leaf's
-    AccumulateGrad, or nowhere (None) if t does not require grad."""
+    AccumulateGrad, or nowhere (None) if t does not require grad. (PyTorch
+    keeps (node, input_nr) pairs; here each operation has one output.)"""
     if not t.requires_grad:
         return None
     if t.grad_fn is not None:

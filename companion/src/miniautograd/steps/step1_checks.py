@@ -78,14 +78,29 @@ def each_node_once(m: ModuleType) -> None:
     nodes = graph_nodes(loss.grad_fn)
     with counted_calls(nodes) as calls:
         loss.backward()
-    wrong = [f"{node.name()} called {calls.get(id(node), 0)} times" for node in nodes
-             if calls.get(id(node), 0) != 1]
+    never = [node.name() for node in nodes if calls.get(id(node), 0) == 0]
+    if never:
+        raise MismatchError(f"expected each node called once, got {', '.join(never)} never "
+                            "called: its count of gradients to come never reached zero (count "
+                            "each edge once, in a walk that visits each node once)")
+    wrong = [f"{node.name()} called {calls[id(node)]} times" for node in nodes
+             if calls[id(node)] != 1]
     if wrong:
-        raise MismatchError(f"expected each node called once, got {', '.join(wrong)} (wait until "
-                       "all of a node's gradients have arrived, add them, then run it)")
+        raise MismatchError(f"expected each node called once, got {', '.join(wrong)} (wait "
+                            "until all of a node's gradients have arrived, add them, then run "
+                            "it)")
     want_x, want_y = torch_grads(lambda a, b: (a * b * (a * b) + (a * b).exp()).sum(), X, Y)
     expect("x.grad of (z * z + z.exp()).sum(), z = x * y, PyTorch's", x.grad, want_x)
     expect("y.grad, PyTorch's", y.grad, want_y)
+
+
+def one_accumulator(m: ModuleType) -> None:
+    (x,) = mine(m, X)
+    first, second = (x * x).grad_fn.next_functions
+    if first is not second:
+        raise MismatchError("(x * x).grad_fn.next_functions: expected the same AccumulateGrad "
+                            "twice, got two different nodes (keep a leaf's node on the leaf "
+                            "and reuse it)")
 
 
 def accumulates(m: ModuleType) -> None:
@@ -93,6 +108,14 @@ def accumulates(m: ModuleType) -> None:
     (x * y).sum().backward()
     (x * y).sum().backward()
     expect("x.grad after two backward() calls of (x * y).sum()", x.grad, 2 * np.array(Y))
+
+
+def own_grads(m: ModuleType) -> None:
+    x, y = mine(m, X, Y)
+    for _ in range(2):
+        (x + y).sum().backward()  # the same gradient array may reach both leaves
+    expect("x.grad after two backward() calls of (x + y).sum()", x.grad, np.full(3, 2.0))
+    expect("y.grad, its own .grad, not x's", y.grad, np.full(3, 2.0))
 
 
 def deep_chain(m: ModuleType) -> None:
@@ -118,6 +141,8 @@ CHECKS = [
     ("backward() fills .grad of the leaves, as PyTorch does", gradients),
     ("a tensor used twice gets both contributions", reused),
     ("each node runs once, after all its gradients have arrived", each_node_once),
+    ("a leaf reaches one AccumulateGrad, however often it is used", one_accumulator),
     ("gradients accumulate over backward() calls", accumulates),
+    ("two leaves that get the same gradient keep a .grad each", own_grads),
     (f"a chain {DEPTH:,} operations deep", deep_chain),
 ]
