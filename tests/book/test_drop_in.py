@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -24,7 +25,10 @@ def as_plain_python(source: str) -> str:
 
 
 @pytest.mark.slow
-def test_chapter_1_runs_with_miniautograd_imported_as_torch() -> None:
+def test_chapter_1_runs_with_miniautograd_imported_as_torch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where the guided build's %%writefile cells write
     notebook = nbformat.read(CHAPTER, as_version=4)
     cells = [c for c in notebook.cells[1:] if c.cell_type == "code"]  # [0]: Colab set-up
     assert sum(IMPORT in c.source for c in cells) == 1, "the chapter imports torch once"
@@ -32,6 +36,10 @@ def test_chapter_1_runs_with_miniautograd_imported_as_torch() -> None:
     namespace: dict = {"display": lambda *objects: None}
     problems = []
     for cell in cells:
+        magic, _, body = cell.source.partition("\n")
+        if magic.startswith("%%writefile "):  # the cell's text is a file, as IPython saves it
+            Path(magic.removeprefix("%%writefile ").strip()).write_text(body + "\n")
+            continue
         code = compile(as_plain_python(cell.source.replace(IMPORT, DROP_IN)), cell.id, "exec")
         expected = cell.metadata.get("expected_exception")  # a cell meant to fail
         with contextlib.redirect_stdout(io.StringIO()):
