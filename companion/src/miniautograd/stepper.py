@@ -178,7 +178,7 @@ class BackwardRecording:
         gradient, local = step.grad_outputs[0], step.local[slot]
         if not _times(gradient, local, step.grad_inputs[slot]):  # e.g. summed to a shape
             return ""
-        return f"{summarize(step.grad_outputs[0])} {TIMES} {summarize(step.local[slot])} = "
+        return f"{summarize(gradient)} {TIMES} {summarize(local)} = "
 
     def decorations(self, k: int) -> Decorations:
         """Highlights and labels of frame ``k``: what has run, what runs, what each edge carried."""
