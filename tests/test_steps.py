@@ -106,34 +106,143 @@ STEP1_BROKEN = {
 }
 
 
+# Step 2's broken engines.
+NO_VERSION_CHECK = "got no error: backward() used the changed values"
+STEP2_BROKEN = {
+    "saved tensors returned without a version check": (
+        lambda: "            if t._version != version:", "            if False:", {
+            "backward() after a saved input changed in place raises": NO_VERSION_CHECK,
+            "backward() after a saved result changed in place raises": NO_VERSION_CHECK}),
+    "add_ that does not count a version": (
+        lambda: "        self._version += 1\n", "", {
+            "add_ changes a tensor in place and counts a version":
+                "t._version after t.add_(1.0): expected 1, got 0",
+            "backward() after a saved input changed in place raises": NO_VERSION_CHECK,
+            "backward() after a saved result changed in place raises": NO_VERSION_CHECK}),
+    "add_ that makes a new array instead of changing the old one": (
+        lambda: "self.data[...] = total.data", "self.data = total.data", {
+            "add_ changes a tensor in place and counts a version":
+                "the array t held before add_ (changed in place, as PyTorch's storage is):"
+                " expected [1.5, 0. , 3. ], got [ 0.5, -1. ,  2. ]"}),
+    "a saved tensor's version taken as 0, not read when saved": (
+        lambda: "[(t, t._version) for t in saved]", "[(t, 0) for t in saved]", {
+            "add_ on a tensor with a history records a node":
+                "raised RuntimeError: one of the variables needed for gradient computation has"
+                " been modified by an inplace operation: a tensor saved by MulBackward0 is at"
+                " version 1; expected version 0 instead",
+            "changes to tensors no node saved, or made before saving, are fine":
+                "raised RuntimeError: one of the variables needed for gradient computation has"
+                " been modified by an inplace operation: a tensor saved by MulBackward0 is at"
+                " version 1; expected version 0 instead"}),
+    "exp that saves its input, not its result": (
+        lambda: "lambda g, result: (g * result.data,), save_result=True",
+        "lambda g, x: (g * np.exp(x.data),), saved=(self,)", {
+            "nodes save what their backward needs, as PyTorch's do":
+                "x.exp().grad_fn.saved_tensors[0]: expected [1.648721, 0.367879, 7.389056],"
+                " got [ 0.5, -1. ,  2. ]",
+            "backward() after a saved result changed in place raises": NO_VERSION_CHECK}),
+    "add_ allowed on a leaf that requires grad": (
+        lambda: "        if self.is_leaf and self.requires_grad:",
+        "        if False:", {
+            "add_ on a leaf that requires grad raises RuntimeError":
+                "expected RuntimeError ('a leaf Variable that requires grad is being used in"
+                " an in-place operation.'), got no error"}),
+    "add_ that keeps the node the tensor had": (
+        lambda: "        self.requires_grad, self.grad_fn = total.requires_grad, total.grad_fn\n",
+        "", {
+            "add_ on a tensor with a history records a node":
+                "expected a new grad_fn for y (PyTorch's is AddBackward0), got the one y had"
+                " before"}),
+}
+BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN}
+CHECK_COUNTS = {1: 10, 2: 7}
+
+
 def failures(outcomes: list[Outcome]) -> dict[str, str]:
     return {o.check: o.detail for o in outcomes if not o.passed}
 
 
-def test_step_1_reference_passes_every_check(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize("step", sorted(steps.STEPS))
+def test_each_reference_passes_every_check(step: int, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture) -> None:
     path = tmp_path / steps.FILE
-    steps.write_reference(1, path)
-    outcomes = steps.outcomes(1, path)
-    assert len(outcomes) == 10 and failures(outcomes) == {}
-    steps.check(1, path)
+    steps.write_reference(step, path)
+    outcomes = steps.outcomes(step, path)
+    assert len(outcomes) == sum(CHECK_COUNTS[n] for n in range(1, step + 1))
+    assert failures(outcomes) == {}
+    steps.check(step, path)
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0].startswith("✔ a leaf") and printed[-1] == (
-        "10 of 10 checks pass: this step is done.")
+    assert printed[-1] == (f"{CHECK_COUNTS[step]} of {CHECK_COUNTS[step]} checks of step "
+                           f"{step} pass: this step is done.")
+    assert printed[:step - 1] == [f"✔ step {n}'s {CHECK_COUNTS[n]} checks still pass"
+                                  for n in range(1, step)]
 
 
-@pytest.mark.parametrize("broken", list(STEP1_BROKEN))
-def test_step_1_checks_catch_a_broken_engine(broken: str, tmp_path: Path) -> None:
-    where, replacement, expected = STEP1_BROKEN[broken]
-    source = steps.reference(1)
+def test_every_step_has_broken_engines() -> None:
+    assert sorted(BROKEN) == sorted(steps.STEPS)
+    assert all(len(broken) >= 2 for broken in BROKEN.values())
+
+
+@pytest.mark.parametrize(("step", "broken"),
+                         [(step, broken) for step in BROKEN for broken in BROKEN[step]])
+def test_the_checks_catch_a_broken_engine(step: int, broken: str, tmp_path: Path) -> None:
+    """Each broken variant of a step's reference fails exactly the expected checks of that
+    step (and of the steps before), each with its message."""
+    where, replacement, expected = BROKEN[step][broken]
+    source = steps.reference(step)
     original = where()
     assert source.count(original) == 1, original
     path = tmp_path / steps.FILE
     path.write_text(source.replace(original, replacement))
-    found = failures(steps.outcomes(1, path))
+    found = failures(steps.outcomes(step, path))
     assert set(found) == set(expected), found
     for check, message in expected.items():
         assert message in found[check], found[check]
+
+
+def test_step_1_alone_on_a_later_engine_passes(tmp_path: Path) -> None:
+    path = tmp_path / steps.FILE
+    steps.write_reference(max(steps.STEPS), path)
+    assert failures(steps.outcomes(1, path)) == {}
+
+
+def test_a_later_step_reports_a_broken_earlier_behaviour(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / steps.FILE
+    path.write_text(steps.reference(2).replace("        return ()\n", "", 1))
+    steps.check(2, path)
+    printed = capsys.readouterr().out
+    assert printed.startswith("✘ backward() fills .grad of the leaves, as PyTorch does: raised "
+                              "TypeError")
+    assert "(step 1)\n" in printed and "✔ step 1" not in printed
+
+
+def test_start_keeps_an_engine_that_passes_the_step_before(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / steps.FILE
+    mine = steps.reference(1).replace("# one per leaf", "# mine: one per leaf")
+    path.write_text(mine)
+    steps.start(2, path)
+    assert path.read_text() == mine
+    assert capsys.readouterr().out == f"{steps.FILE} passes the checks of step 1: go on with it.\n"
+
+
+def test_start_sets_aside_an_engine_that_does_not(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / steps.FILE
+    path.write_text("class Tensor:\n    pass\n")
+    steps.start(2, path)
+    assert path.read_text() == steps.reference(1)
+    assert (tmp_path / "myautograd_before_step2.py").read_text() == "class Tensor:\n    pass\n"
+    assert capsys.readouterr().out.splitlines() == [
+        f"{steps.FILE} does not pass step 1 yet: it is now myautograd_before_step2.py.",
+        f"{steps.FILE} is the reference engine of step 1: go on from it."]
+    (tmp_path / steps.FILE).unlink()
+    steps.start(2, path)  # no file at all: the reference, and nothing set aside
+    assert path.read_text() == steps.reference(1)
+    path.write_text("this is not Python(")
+    steps.start(2, path)
+    assert path.read_text() == steps.reference(1)
 
 
 def test_an_unwritten_engine_gets_a_line_per_check(tmp_path: Path,
@@ -144,7 +253,7 @@ def test_an_unwritten_engine_gets_a_line_per_check(tmp_path: Path,
     printed = capsys.readouterr().out.splitlines()
     assert max(map(len, printed)) <= 88  # a notebook's column
     lines = " ".join(printed).replace("\n", " ").replace("   ", " ").split("✘ ")[1:]
-    assert len(lines) == 10 and printed[-1] == "0 of 10 checks pass."
+    assert len(lines) == 10 and printed[-1] == "0 of 10 checks of step 1 pass."
     assert lines[0].strip() == ("a leaf: requires_grad as asked, no grad_fn, no .grad: raised "
                                 "TypeError: Tensor() takes no arguments")
 

@@ -4,8 +4,10 @@ later step from.
 
 - ``check(step)`` loads the reader's file afresh and prints one line per behaviour the step
   asks for, ✔ or ✘ with what PyTorch does against what the reader's engine did.
-- ``write_reference(step)`` writes the reference engine of a step into the file, so that a
-  reader can start at any chapter.
+- ``start(step)`` readies the file for a step: a reader's engine that passes the steps before
+  stays; otherwise it is kept under another name and the reference of the step before is
+  written, so that a reader can start at any chapter.
+- ``write_reference(step)`` writes the reference engine of a step into the file.
 """
 
 from __future__ import annotations
@@ -13,18 +15,20 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from . import step1_checks
+from . import step1_checks, step2_checks
 from .checks import Outcome, load, report, run
 
-STEPS = {1: step1_checks.CHECKS}
+STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS}
 FILE = "myautograd.py"
 
 
 def outcomes(step: int, path: str | Path = FILE) -> list[Outcome]:
-    """Every check of `step` run on the engine in `path`."""
+    """Every check of `step`, and of the steps before it, run on the engine in `path`."""
     if step not in STEPS:
         raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
-    return run(STEPS[step], load(path))
+    module = load(path)
+    return [outcome for n in sorted(STEPS) if n <= step
+            for outcome in run(STEPS[n], module, n)]
 
 
 def check(step: int, path: str | Path = FILE) -> None:
@@ -42,3 +46,26 @@ def reference(step: int) -> str:
 def write_reference(step: int, path: str | Path = FILE) -> None:
     """Write the reference engine after `step` into `path` (replacing what is there)."""
     Path(path).write_text(reference(step), encoding="utf-8")
+
+
+def start(step: int, path: str | Path = FILE) -> None:
+    """Ready `path` for `step`: keep the engine there if it passes every check of the steps
+    before; otherwise keep the reader's file under another name and write the reference of
+    the step before."""
+    if step - 1 not in STEPS:
+        raise ValueError(f"no step {step} to start: steps 2 to {max(STEPS) + 1} start from "
+                         "the one before")
+    path = Path(path)
+    if path.exists():
+        try:
+            ready = all(o.passed for o in outcomes(step - 1, path))
+        except Exception:  # a file that does not even import is not ready
+            ready = False
+        if ready:
+            print(f"{path.name} passes the checks of step {step - 1}: go on with it.")
+            return
+        kept = path.with_name(f"{path.stem}_before_step{step}.py")
+        path.replace(kept)
+        print(f"{path.name} does not pass step {step - 1} yet: it is now {kept.name}.")
+    write_reference(step - 1, path)
+    print(f"{path.name} is the reference engine of step {step - 1}: go on from it.")

@@ -33,6 +33,7 @@ class Outcome:
     check: str
     passed: bool
     detail: str = ""
+    step: int = 0  # the step that asks for the behaviour
 
     def __str__(self) -> str:
         return f"✔ {self.check}" if self.passed else f"✘ {self.check}: {self.detail}"
@@ -90,19 +91,19 @@ def where_raised(error: BaseException, module: ModuleType) -> str:
 
 
 def run(checks: list[tuple[str, Callable[[ModuleType], None]]],
-        module: ModuleType) -> list[Outcome]:
+        module: ModuleType, step: int = 0) -> list[Outcome]:
     """Every check on `module`: its outcome, with what differed or what was raised."""
     outcomes = []
     for name, check in checks:
         try:
             check(module)
         except MismatchError as mismatch:
-            outcomes.append(Outcome(name, False, str(mismatch)))
+            outcomes.append(Outcome(name, False, str(mismatch), step))
         except Exception as error:  # the reader's engine raised: say what, and where
             outcomes.append(Outcome(name, False, f"raised {type(error).__name__}: {error}"
-                                    f"{where_raised(error, module)}"))
+                                    f"{where_raised(error, module)}", step))
         else:
-            outcomes.append(Outcome(name, True))
+            outcomes.append(Outcome(name, True, step=step))
     return outcomes
 
 
@@ -147,9 +148,26 @@ WIDTH = 88  # a notebook's output column: long lines wrap, continued under the f
 
 
 def report(outcomes: list[Outcome]) -> None:
+    """One line per check of the last step; the earlier steps' checks (which a later engine
+    must still pass) in one line when they all pass, and each failing one otherwise."""
+    last = max(o.step for o in outcomes)
+    for step in sorted({o.step for o in outcomes} - {last}):
+        earlier = [o for o in outcomes if o.step == step]
+        if all(o.passed for o in earlier):
+            print(f"✔ step {step}'s {len(earlier)} checks still pass")
+        for outcome in earlier:
+            if not outcome.passed:
+                _print(f"{outcome} (step {step})")
     for outcome in outcomes:
-        print(textwrap.fill(str(outcome), width=WIDTH, subsequent_indent="  "))
-    passed = sum(o.passed for o in outcomes)
-    print(f"{passed} of {len(outcomes)} checks pass"
-          + ("." if passed < len(outcomes) else ": this step is done."))
+        if outcome.step == last:
+            _print(str(outcome))
+    passed = sum(o.passed for o in outcomes if o.step == last)
+    total = sum(o.step == last for o in outcomes)
+    done = passed == total and all(o.passed for o in outcomes)
+    print(f"{passed} of {total} checks of step {last} pass"
+          + (": this step is done." if done else "."))
+
+
+def _print(line: str) -> None:
+    print(textwrap.fill(line, width=WIDTH, subsequent_indent="  "))
 
