@@ -154,8 +154,57 @@ STEP2_BROKEN = {
                 "expected a new grad_fn for y (PyTorch's is AddBackward0), got the one y had"
                 " before"}),
 }
-BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN}
-CHECK_COUNTS = {1: 10, 2: 7}
+# Step 3's broken engines.
+SUM_ONLY_GRADCHECK = '''def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    """Compares the gradient of fn's summed output with finite differences."""
+    for x in inputs:
+        if not x.requires_grad:
+            continue
+        x.grad = None
+        fn(*inputs).sum().backward()
+        numerical = np.zeros(x.data.size)
+        for k in range(x.data.size):
+            old = x.data.flat[k]
+            x.data.flat[k] = old + eps
+            plus = fn(*inputs).data.sum()
+            x.data.flat[k] = old - eps
+            minus = fn(*inputs).data.sum()
+            x.data.flat[k] = old
+            numerical[k] = (plus - minus) / (2 * eps)
+        if not np.allclose(x.grad.ravel(), numerical, rtol=rtol, atol=atol):
+            raise RuntimeError("gradient mismatch")
+        x.grad = None
+    return True
+'''
+RECORDS_ALWAYS = {
+    "an operation records a node when an input requires grad, and only then":
+        "(c * c).grad_fn, c not requiring grad: expected None, got",
+    "a Function records nothing when no input requires grad":
+        "Cube.apply(c).grad_fn, c not requiring grad: expected None, got"}
+STEP3_BROKEN = {
+    "apply that records a node whatever the inputs": (
+        lambda: "        if any(ctx.needs_input_grad):\n", "        if True:\n", RECORDS_ALWAYS),
+    "needs_input_grad True for every input": (
+        lambda: "tuple(t.requires_grad for t in inputs)", "tuple(True for t in inputs)", {
+            **RECORDS_ALWAYS,
+            "ctx.needs_input_grad, and None for an input that needs no gradient":
+                "ctx.needs_input_grad in forward and in backward, Scale.apply(x, w), w not"
+                " requiring grad: expected [(True, False), (True, False)], got [(True, True),"
+                " (True, True)]"}),
+    "a gradcheck of the gradient of the sum only": (
+        lambda: (lambda s: s[s.index("def gradcheck("):])(steps.reference(3)),
+        SUM_ONLY_GRADCHECK, {
+            "gradcheck compares the whole Jacobian, not only the gradient of a sum":
+                "gradcheck(Flip.apply, x), a reversal whose backward does not reverse: right"
+                " for the gradient of a sum, wrong for the Jacobian"}),
+    "a node named after its Function, without Backward": (
+        lambda: 'return self._function.__name__ + "Backward"',
+        "return self._function.__name__", {
+            "Function.apply runs forward and records a node named after the Function":
+                "Cube.apply(x).grad_fn.name(): expected 'CubeBackward', got 'Cube'"}),
+}
+BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN}
+CHECK_COUNTS = {1: 10, 2: 7, 3: 9}
 
 
 def failures(outcomes: list[Outcome]) -> dict[str, str]:

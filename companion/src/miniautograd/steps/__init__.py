@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 
-from . import step1_checks, step2_checks
+from . import step1_checks, step2_checks, step3_checks
 from .checks import Outcome, load, report, run
 
-STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS}
+STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS, 3: step3_checks.CHECKS}
 FILE = "myautograd.py"
 
 
@@ -41,6 +42,13 @@ def reference(step: int) -> str:
     if step not in STEPS:
         raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
     return resources.files(__package__).joinpath(f"step{step}.py").read_text(encoding="utf-8")
+
+
+def engine(step: int) -> ModuleType:
+    """The reference engine after `step`, imported (to run beside the reader's)."""
+    if step not in STEPS:
+        raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
+    return load(resources.files(__package__).joinpath(f"step{step}.py"))
 
 
 def write_reference(step: int, path: str | Path = FILE) -> None:

@@ -100,7 +100,9 @@ def run(checks: list[tuple[str, Callable[[ModuleType], None]]],
         except MismatchError as mismatch:
             outcomes.append(Outcome(name, False, str(mismatch), step))
         except Exception as error:  # the reader's engine raised: say what, and where
-            outcomes.append(Outcome(name, False, f"raised {type(error).__name__}: {error}"
+            message = str(error).replace(  # the file the reader knows, not our module name
+                f"module '{module.__name__}' has", f"{Path(module.__file__).name} has")
+            outcomes.append(Outcome(name, False, f"raised {type(error).__name__}: {message}"
                                     f"{where_raised(error, module)}", step))
         else:
             outcomes.append(Outcome(name, True, step=step))
