@@ -320,13 +320,24 @@ def test_there_is_no_step_zero() -> None:
         steps.check(0)
 
 
-def test_chapter_1_shows_the_reference_it_ships() -> None:
-    """The reference engine a reader unfolds in chapter 1 is the one write_reference writes."""
-    chapter = Path(__file__).parents[1] / "book" / "chapters" / "01_what_autograd_does.ipynb"
+CHAPTERS = {1: "01_what_autograd_does", 2: "02_variable_history", 3: "03_custom_functions"}
+
+
+@pytest.mark.parametrize("step", sorted(steps.STEPS))
+def test_each_chapter_shows_the_reference_it_ships(step: int) -> None:
+    """The reference engine a reader unfolds in chapter N is the one write_reference(N) writes,
+    and the chapter's check runs step N."""
+    chapter = Path(__file__).parents[1] / "book" / "chapters" / f"{CHAPTERS[step]}.ipynb"
     cells = {c.id: c for c in nbformat.read(chapter, as_version=4).cells}
-    assert cells["ch1-build-reference"].source == (
-        "%%writefile reference_step1.py\n" + steps.reference(1).rstrip("\n"))
-    assert cells["ch1-build-skeleton"].source.startswith("%%writefile myautograd.py\n")
+    assert cells[f"ch{step}-build-reference"].source == (
+        f"%%writefile reference_step{step}.py\n" + steps.reference(step).rstrip("\n"))
+    assert cells[f"ch{step}-build-check"].source.endswith(f"steps.check({step})")
+    assert cells[f"ch{step}-build-reference-check"].source.endswith(
+        f'steps.check({step}, "reference_step{step}.py")')
+    if step == 1:
+        assert cells["ch1-build-skeleton"].source.startswith("%%writefile myautograd.py\n")
+    else:
+        assert cells[f"ch{step}-build-start"].source.endswith(f"steps.start({step})")
 
 
 def test_a_failure_inside_the_engine_names_its_line(tmp_path: Path) -> None:
