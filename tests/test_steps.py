@@ -203,8 +203,60 @@ STEP3_BROKEN = {
             "Function.apply runs forward and records a node named after the Function":
                 "Cube.apply(x).grad_fn.name(): expected 'CubeBackward', got 'Cube'"}),
 }
-BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN}
-CHECK_COUNTS = {1: 10, 2: 7, 3: 9}
+# Step 4's broken engines.
+GENERATOR_NO_GRAD = '''@contextlib.contextmanager
+def no_grad():
+    global grad_enabled
+    grad_enabled = False
+    yield
+    grad_enabled = True
+
+
+'''
+STEP4_BROKEN = {
+    "no_grad() that leaves apply recording": (
+        lambda: "        if grad_enabled and any(ctx.needs_input_grad):",
+        "        if any(ctx.needs_input_grad):", {
+            "operations under no_grad() record nothing, and record again after":
+                "x * 2.0 under no_grad(): grad_fn: expected None, got",
+            "three SGD steps, updating a leaf in place under no_grad()":
+                "w.is_leaf after update 1: expected True, got False",
+            "an in-place change under no_grad() leaves the history as it was":
+                "expected y to keep its grad_fn, as in PyTorch (nothing is recorded), got"
+                " another"}),
+    "no_grad() as a generator that turns grad mode on at its end, and not after an error": (
+        lambda: (lambda s: s[s.index("class no_grad:"):s.index("class Node:")])(
+            steps.reference(4)), GENERATOR_NO_GRAD, {
+            "no_grad() restores the mode it found: nested, and when the block raises":
+                "is_grad_enabled() after a nested no_grad() block ends, and after a block that"
+                " raised: expected [False, True], got [True, False]"}),
+    "detach() that copies the array": (
+        lambda: "out = Tensor(self.data)", "out = Tensor(self.data.copy())", {
+            "detach() shares the array, needs no grad, and is a leaf":
+                "y.detach().data: expected the array of y itself (PyTorch's detach() shares"
+                " the memory), got a copy"}),
+    "detach() with a version counter of its own": (
+        lambda: "        out._versions = self._versions\n", "", {
+            "detach() shares the version counter: a change through it is caught":
+                "y = x.exp(); y.detach().add_(1.0): expected y._version 1 (the counter is"
+                " shared, as PyTorch's is), got 0"}),
+    "add_ that refuses a leaf under no_grad() too": (
+        lambda: "if self.is_leaf and self.requires_grad and grad_enabled:",
+        "if self.is_leaf and self.requires_grad:", {
+            "three SGD steps, updating a leaf in place under no_grad()":
+                "raised RuntimeError: a leaf Variable that requires grad is being used in an"
+                " in-place operation."}),
+    "add_ that takes the node of the sum even when none was recorded": (
+        lambda: "        if total.grad_fn is not None:  # under no_grad(), self keeps its own\n"
+                "            self.requires_grad, self.grad_fn = True, total.grad_fn\n",
+        "        self.requires_grad, self.grad_fn = total.requires_grad, total.grad_fn\n", {
+            "three SGD steps, updating a leaf in place under no_grad()":
+                "w.requires_grad after update 1: expected True, got False",
+            "an in-place change under no_grad() leaves the history as it was":
+                "expected y to keep its grad_fn"}),
+}
+BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN}
+CHECK_COUNTS = {1: 10, 2: 7, 3: 9, 4: 7}
 
 
 def failures(outcomes: list[Outcome]) -> dict[str, str]:
@@ -242,7 +294,11 @@ def test_the_checks_catch_a_broken_engine(step: int, broken: str, tmp_path: Path
     original = where()
     assert source.count(original) == 1, original
     path = tmp_path / steps.FILE
-    path.write_text(source.replace(original, replacement))
+    broken_source = source.replace(original, replacement)
+    if "contextlib." in replacement:
+        broken_source = broken_source.replace("import numpy",
+                                              "import contextlib\n\nimport numpy", 1)
+    path.write_text(broken_source)
     found = failures(steps.outcomes(step, path))
     assert set(found) == set(expected), found
     for check, message in expected.items():
