@@ -255,8 +255,78 @@ STEP4_BROKEN = {
             "an in-place change under no_grad() leaves the history as it was":
                 "expected y to keep its grad_fn"}),
 }
-BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN}
-CHECK_COUNTS = {1: 10, 2: 7, 3: 9, 4: 7}
+# Step 5's broken engines.
+RECURSIVE_RUN = '''def run(fetches, feed):
+    values = {}
+
+    def value(s):  # one Python call per operation of the path
+        if not isinstance(s, Symbol):
+            return s
+        if s not in values:
+            if s.function is None:
+                if s not in feed:
+                    raise ValueError(f"no value fed for placeholder {s.name!r}")
+                values[s] = as_tensor(feed[s])
+            else:
+                values[s] = s.function.apply(*(value(t) for t in s.inputs))
+        return values[s]
+
+    if isinstance(fetches, list):
+        return [value(f) for f in fetches]
+    return value(fetches)
+
+
+'''
+RUN_WITHOUT_MEMO = '''def run(fetches, feed):
+    def value(s):  # computes an operation each time it is asked for
+        if not isinstance(s, Symbol):
+            return s
+        if s.function is None:
+            if s not in feed:
+                raise ValueError(f"no value fed for placeholder {s.name!r}")
+            return as_tensor(feed[s])
+        return s.function.apply(*(value(t) for t in s.inputs))
+
+    if isinstance(fetches, list):
+        return [value(f) for f in fetches]
+    return value(fetches)
+
+
+'''
+
+
+def reference_run() -> str:
+    source = steps.reference(5)
+    return source[source.index("def run(fetches, feed):"):source.index("def backward(root")]
+
+
+STEP5_BROKEN = {
+    "a recursive run": (reference_run, RECURSIVE_RUN, {
+        "a graph 10,000 operations deep": "raised RecursionError: maximum recursion depth"}),
+    "a run that computes an operation each time it is used": (
+        reference_run, RUN_WITHOUT_MEMO, {
+            "run() computes what the fetches need, each operation once":
+                "forward calls of Double in one run of y = d * d + d.exp(), d ="
+                " Double.apply(x): expected 1, got 3",
+            "a graph 10,000 operations deep": "raised RecursionError"}),
+    "apply that computes on placeholders": (
+        lambda: "        if any(isinstance(t, Symbol) for t in inputs):  # building: no data yet\n"
+                "            return Symbol(cls, inputs)\n", "", {
+            "operations on placeholders build a graph and compute nothing":
+                "forward calls while building Double.apply(x) * x, x a placeholder: expected 0,"
+                " got 1",
+            "a graph built once runs with other values each time, as PyTorch computes them":
+                "PyTorch's eager value: expected 7.6556568108022205, got nan",
+            "what run() returns is differentiable: backward() gives PyTorch's gradients":
+                "raised RuntimeError: element 0 of tensors does not require grad",
+            "run() computes what the fetches need, each operation once":
+                "forward calls of an operation that y does not need: expected 0, got 1",
+            "run() names a placeholder that was not fed":
+                "expected ValueError naming 'w', got no error",
+            "a graph 10,000 operations deep": "got nan"}),
+}
+BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN, 5: STEP5_BROKEN}
+CHECK_COUNTS = {1: 10, 2: 7, 3: 9, 4: 7, 5: 6}
 
 
 def failures(outcomes: list[Outcome]) -> dict[str, str]:
