@@ -325,8 +325,29 @@ STEP5_BROKEN = {
                 "expected ValueError naming 'w', got no error",
             "a graph 10,000 operations deep": "got nan"}),
 }
-BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN, 5: STEP5_BROKEN}
-CHECK_COUNTS = {1: 10, 2: 7, 3: 9, 4: 7, 5: 6}
+# Step 6's broken engines.
+STEP6_BROKEN = {
+    "a replay that calls the function again": (
+        lambda: "        return run(graph, dict(zip(placeholders, values, strict=True)))",
+        "        return fn(*(as_tensor(v) for v in values))", {
+            "a Python branch is taken once, while tracing, as torch.jit.trace takes it":
+                "on -X: torch.jit.trace's, the traced branch: expected [-1.,  2., -4.], got"
+                " [-1.5,  3. , -6. ]"}),
+    "a trace that keeps the examples, not placeholders, as the graph's inputs": (
+        lambda: "tuple(symbols.get(id(t), t)\n", "tuple(t\n", {
+            "trace() runs the function once and records its operations, as torch.jit.trace"
+            " does": "expected Double and 4 more (torch.jit.trace of the program records"
+                     " aten::mul, aten::exp, aten::add, aten::sum), got Sum",
+            "the replay computes torch.jit.trace's values on new inputs":
+                "expected 33.19287485057736, got 7.655657",
+            "the replay is differentiable, with PyTorch's gradients":
+                "raised RuntimeError: element 0 of tensors does not require grad",
+            "a Python branch is taken once, while tracing, as torch.jit.trace takes it":
+                "expected [-1.,  2., -4.], got [ 1., -2.,  4.]"}),
+}
+BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN, 5: STEP5_BROKEN,
+          6: STEP6_BROKEN}
+CHECK_COUNTS = {1: 10, 2: 7, 3: 9, 4: 7, 5: 6, 6: 4}
 
 
 def failures(outcomes: list[Outcome]) -> dict[str, str]:

@@ -16,11 +16,18 @@ from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-from . import step1_checks, step2_checks, step3_checks, step4_checks, step5_checks
+from . import (
+    step1_checks,
+    step2_checks,
+    step3_checks,
+    step4_checks,
+    step5_checks,
+    step6_checks,
+)
 from .checks import Outcome, load, report, run
 
 STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS, 3: step3_checks.CHECKS,
-         4: step4_checks.CHECKS, 5: step5_checks.CHECKS}
+         4: step4_checks.CHECKS, 5: step5_checks.CHECKS, 6: step6_checks.CHECKS}
 FILE = "myautograd.py"
 
 

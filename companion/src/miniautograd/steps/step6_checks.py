@@ -1,0 +1,104 @@
+"""What step 6 of the guided build must do (chapter 6), checked against torch.jit.trace:
+trace() runs a function once and records its operations; the replay computes PyTorch's values
+and gradients on new inputs, and keeps the branch taken while tracing."""
+
+from __future__ import annotations
+
+import warnings
+from types import ModuleType
+
+import numpy as np
+
+from .checks import MismatchError, expect
+from .step1_checks import X, Y
+from .step5_checks import FEEDS, counting, program
+
+
+def torch_trace(fn, *examples):
+    import torch
+
+    with warnings.catch_warnings():  # tracing a branch warns (TracerWarning), as it should
+        warnings.simplefilter("ignore")
+        return torch.jit.trace(fn, tuple(torch.tensor(e, dtype=torch.float64)
+                                         for e in examples))
+
+
+def operations(graph) -> list[str]:
+    """The Functions of a traced graph, inputs first (a walk that visits each Symbol once)."""
+    order, stack, seen = [], [(graph, False)], set()
+    while stack:
+        symbol, expanded = stack.pop()
+        if expanded:
+            order.append(symbol.function.__name__)
+        elif getattr(symbol, "function", None) is not None and id(symbol) not in seen:
+            seen.add(id(symbol))
+            stack.append((symbol, True))
+            stack.extend((t, False) for t in reversed(symbol.inputs))
+    return order
+
+
+def records(m: ModuleType) -> None:
+    calls: list = []
+    Double = counting(m, calls)
+    traced = m.trace(lambda x, w: program(Double.apply(x), w), m.Tensor(X), m.Tensor(Y))
+    expect("forward calls of Double while tracing program(Double.apply(x), w)", len(calls), 1)
+    if not hasattr(traced, "graph"):
+        raise MismatchError("trace(...).graph: expected the traced graph (its output Symbol), "
+                            "got no attribute graph")
+    ours = operations(traced.graph)
+    theirs = [n.kind() for n in torch_trace(program, X, Y).graph.nodes()
+              if n.kind().startswith("aten::")]
+    if len(ours) != len(theirs) + 1:
+        raise MismatchError(f"the operations of trace(...).graph: expected Double and "
+                            f"{len(theirs)} more (torch.jit.trace of the program records "
+                            f"{', '.join(theirs)}), got {', '.join(ours) or 'none'}")
+
+
+def replays(m: ModuleType) -> None:
+    traced = m.trace(program, m.Tensor(X), m.Tensor(Y))
+    torch_traced = torch_trace(program, X, Y)
+    import torch
+
+    for x_value, w_value in FEEDS:
+        want = torch_traced(torch.tensor(x_value, dtype=torch.float64),
+                            torch.tensor(w_value, dtype=torch.float64)).item()
+        expect(f"trace(program, ...)({x_value}, {w_value}), torch.jit.trace's",
+               traced(np.array(x_value), np.array(w_value)).data, want)
+
+
+def replay_backward(m: ModuleType) -> None:
+    import torch
+
+    traced = m.trace(program, m.Tensor(X), m.Tensor(Y))
+    torch_traced = torch_trace(program, X, Y)
+    for x_value, w_value in FEEDS:
+        w = m.Tensor(w_value, requires_grad=True)
+        traced(np.array(x_value), w).backward()
+        tw = torch.tensor(w_value, dtype=torch.float64, requires_grad=True)
+        torch_traced(torch.tensor(x_value, dtype=torch.float64), tw).backward()
+        expect(f"w.grad of the replay on ({x_value}, w), torch.jit.trace's", w.grad,
+               tw.grad.numpy())
+
+
+def frozen_branch(m: ModuleType) -> None:
+    def branch(x):  # x.data: an array in the reader's engine, a tensor in PyTorch
+        return x * 2.0 if float(x.data.sum()) > 0 else x * 3.0
+
+    traced = m.trace(branch, m.Tensor(X))  # sum(X) > 0: the branch x * 2.0
+    import torch
+
+    minus_x = [-v for v in X]
+    want = torch_trace(branch, X)(torch.tensor(minus_x, dtype=torch.float64)).numpy()
+    expect("the replay of a trace of `x * 2.0 if sum > 0 else x * 3.0` (traced where the sum "
+           "is positive) on -X: torch.jit.trace's, the traced branch",
+           traced(np.array(minus_x)).data, want)
+
+
+CHECKS = [
+    ("trace() runs the function once and records its operations, as torch.jit.trace does",
+     records),
+    ("the replay computes torch.jit.trace's values on new inputs", replays),
+    ("the replay is differentiable, with PyTorch's gradients", replay_backward),
+    ("a Python branch is taken once, while tracing, as torch.jit.trace takes it",
+     frozen_branch),
+]
