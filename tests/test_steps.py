@@ -3,6 +3,9 @@ fail, with the message a reader needs, on engines broken the ways a reader break
 
 from __future__ import annotations
 
+import ast
+import io
+import tokenize
 from pathlib import Path
 
 import nbformat
@@ -147,6 +150,13 @@ STEP2_BROKEN = {
             "add_ on a leaf that requires grad raises RuntimeError":
                 "expected RuntimeError ('a leaf Variable that requires grad is being used in"
                 " an in-place operation.'), got no error"}),
+    "add_ that makes the tensor require grad before the sum is recorded": (
+        lambda: "        total = self + other\n",
+        "        self.requires_grad = self.requires_grad or as_tensor(other).requires_grad\n"
+        "        total = self + other\n", {
+            "add_ on a tensor with a history records a node":
+                "c.add_(x), c not requiring grad: expected the first edge of c's new node to"
+                " lead nowhere (None, as in PyTorch: c had no node), got a node"}),
     "add_ that keeps the node the tensor had": (
         lambda: "        self.requires_grad, self.grad_fn = total.requires_grad, total.grad_fn\n",
         "", {
@@ -194,12 +204,16 @@ STEP3_BROKEN = {
     "a gradcheck of the gradient of the sum only": (
         lambda: (lambda s: s[s.index("def gradcheck("):])(steps.reference(3)),
         SUM_ONLY_GRADCHECK, {
+            "gradcheck returns True for right derivatives, and puts back .data and .grad":
+                "y.grad after gradcheck (Y before it): expected [ 3.  ,  0.25, -1.5 ], got None",
             "gradcheck compares the whole Jacobian, not only the gradient of a sum":
                 "gradcheck(Flip.apply, x), a reversal whose backward does not reverse: right"
                 " for the gradient of a sum, wrong for the Jacobian"}),
     "a node named after its Function, without Backward": (
         lambda: 'return self._function.__name__ + "Backward"',
         "return self._function.__name__", {
+            "an operation records a node when an input requires grad, and only then":
+                "(x * y).grad_fn.name(): expected PyTorch's MulBackward0, got 'Mul'",
             "Function.apply runs forward and records a node named after the Function":
                 "Cube.apply(x).grad_fn.name(): expected 'CubeBackward', got 'Cube'"}),
 }
@@ -231,12 +245,14 @@ STEP4_BROKEN = {
                 "is_grad_enabled() after a nested no_grad() block ends, and after a block that"
                 " raised: expected [False, True], got [True, False]"}),
     "detach() that copies the array": (
-        lambda: "out = Tensor(self.data)", "out = Tensor(self.data.copy())", {
+        lambda: "out.data, out._versions = self.data, self._versions  # not copies",
+        "out.data, out._versions = self.data.copy(), self._versions", {
             "detach() shares the array, needs no grad, and is a leaf":
                 "y.detach().data: expected the array of y itself (PyTorch's detach() shares"
                 " the memory), got a copy"}),
     "detach() with a version counter of its own": (
-        lambda: "        out._versions = self._versions\n", "", {
+        lambda: "out.data, out._versions = self.data, self._versions  # not copies",
+        "out.data = self.data", {
             "detach() shares the version counter: a change through it is caught":
                 "y = x.exp(); y.detach().add_(1.0): expected y._version 1 (the counter is"
                 " shared, as PyTorch's is), got 0"}),
@@ -345,9 +361,39 @@ STEP6_BROKEN = {
             "a Python branch is taken once, while tracing, as torch.jit.trace takes it":
                 "expected [-1.,  2., -4.], got [ 1., -2.,  4.]"}),
 }
+# Step 7's broken engines.
+STEP7_BROKEN = {
+    "nodes that do not undo broadcasting": (
+        lambda: "        return tuple(g if g is None else sum_to(g, shape)\n"
+                "                     for g, shape in zip(grads, self.shapes, strict=True))\n",
+        "        return grads\n", {
+            "a scalar combined with a vector gets the summed gradient (broadcasting undone)":
+                "the gradient of ((x - s) * s).sum(), s a scalar for input 1, PyTorch's:"
+                " expected -7.5, got [-2.5, -4. , -1. ]",
+            "the score function: the gradient of a log-softmax entry, Categorical's":
+                "Categorical(logits=theta).log_prob's: expected [ 0.453451, -0.331499,"
+                " -0.121952], got [0.453451, 0.      , 0.      ]",
+            "REINFORCE on chapter 7's three-armed bandit: PyTorch's policy, and the best arm":
+                "the policy after 300 REINFORCE updates, PyTorch's with the same draws:"
+                " expected [0.003758, 0.006877, 0.989365]"}),
+    "log() with the derivative x instead of 1 / x": (
+        lambda: "        return grad / x.data\n", "        return grad * x.data\n", {
+            "log(), negation and subtraction, with PyTorch's gradients":
+                "the gradient of ((x * x + 1.0).log() - y).sum() for input 0, PyTorch's:"
+                " expected [ 0.8, -1. ,  0.8], got [ 1.25, -4.  , 20.  ]",
+            "the score function: the gradient of a log-softmax entry, Categorical's":
+                "got [-12.519466,  -8.199971,  -3.016601]",
+            "REINFORCE on chapter 7's three-armed bandit: PyTorch's policy, and the best arm":
+                "got [0.010735, 0.012059, 0.977207]"}),
+    "2.0 - x computed as x - 2.0": (
+        lambda: "        return as_tensor(other) + -self\n", "        return self - other\n", {
+            "log(), negation and subtraction, with PyTorch's gradients":
+                "(2.0 - x).sum(): expected 4.5, got -4.5"}),
+}
 BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN, 5: STEP5_BROKEN,
-          6: STEP6_BROKEN}
-CHECK_COUNTS = {1: 10, 2: 7, 3: 9, 4: 7, 5: 6, 6: 4}
+          6: STEP6_BROKEN, 7: STEP7_BROKEN}
+CHECK_COUNTS = {1: 10, 2: 7, 3: 10, 4: 7, 5: 6, 6: 4, 7: 5}
+LINE_BUDGET = 300  # lines of code in the last step's engine: no docstrings, comments, blanks
 
 
 def failures(outcomes: list[Outcome]) -> dict[str, str]:
@@ -394,6 +440,43 @@ def test_the_checks_catch_a_broken_engine(step: int, broken: str, tmp_path: Path
     assert set(found) == set(expected), found
     for check, message in expected.items():
         assert message in found[check], found[check]
+
+
+def test_a_node_that_returns_a_bare_array_is_told_to_wrap_it(tmp_path: Path) -> None:
+    """Without the tuple, a one-input node's array is zipped element by element: many checks
+    fail, and one says why."""
+    path = tmp_path / steps.FILE
+    original = "return grads if isinstance(grads, tuple) else (grads,)"
+    assert steps.reference(3).count(original) == 1
+    path.write_text(steps.reference(3).replace(original, "return grads"))
+    found = failures(steps.outcomes(3, path))
+    assert found["a node returns a tuple, one gradient per input, even for one input"] == (
+        "Cube.apply(x).grad_fn(np.ones(3)): expected a tuple of one gradient per input (Cube's"
+        " backward returns a single array: wrap it), got ndarray")
+
+
+def code_lines(source: str) -> int:
+    """Lines that hold code: not blank, not a comment, not part of a docstring."""
+    docstrings: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and (
+                    isinstance(first.value.value, str)):
+                docstrings.update(range(first.lineno, first.end_lineno + 1))
+    lines: set[int] = set()
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+            tokenize.ENDMARKER}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skip:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - docstrings)
+
+
+def test_the_last_engine_is_within_the_line_budget() -> None:
+    last = steps.reference(max(steps.STEPS))
+    assert code_lines(last) <= LINE_BUDGET
+    assert code_lines("def f():\n    \"\"\"Doc.\"\"\"\n    # note\n\n    return 1\n") == 2
 
 
 def test_step_1_alone_on_a_later_engine_passes(tmp_path: Path) -> None:

@@ -23,11 +23,13 @@ from . import (
     step4_checks,
     step5_checks,
     step6_checks,
+    step7_checks,
 )
 from .checks import Outcome, load, report, run
 
 STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS, 3: step3_checks.CHECKS,
-         4: step4_checks.CHECKS, 5: step5_checks.CHECKS, 6: step6_checks.CHECKS}
+         4: step4_checks.CHECKS, 5: step5_checks.CHECKS, 6: step6_checks.CHECKS,
+         7: step7_checks.CHECKS}
 FILE = "myautograd.py"
 
 

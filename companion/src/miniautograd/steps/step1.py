@@ -59,7 +59,7 @@ def edge_to(t):
 
 class Tensor:
     def __init__(self, data, requires_grad=False):
-        self.data = np.asarray(data, dtype=np.float64)
+        self.data = np.array(data, dtype=np.float64)  # a copy, as torch.tensor
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None

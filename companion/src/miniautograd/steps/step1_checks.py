@@ -35,6 +35,11 @@ def a_leaf(m: ModuleType) -> None:
     expect("a new tensor's .grad", x.grad, None)
     expect("a new tensor's is_leaf", x.is_leaf, True)
     expect("its data", x.data, np.array(X))
+    array = np.array(X)
+    if np.shares_memory(m.Tensor(array).data, array):
+        raise MismatchError("Tensor(array).data: expected a copy of the array, as torch.tensor "
+                            "makes, got the array itself (a change to one would change the "
+                            "other)")
 
 
 def recording(m: ModuleType) -> None:
@@ -45,6 +50,14 @@ def recording(m: ModuleType) -> None:
     expect("x * y: requires_grad", z.requires_grad, True)
     expect("x * y: is_leaf", z.is_leaf, False)
     expect("len((x * y).grad_fn.next_functions)", len(z.grad_fn.next_functions), 2)
+    for what, node, torch_name in [("x * y", z.grad_fn, "MulBackward0"),
+                                   ("x + y", (x + y).grad_fn, "AddBackward0"),
+                                   ("x.exp()", x.exp().grad_fn, "ExpBackward0"),
+                                   ("x.sum()", x.sum().grad_fn, "SumBackward0")]:
+        # PyTorch's name; a custom Function's node (step 3) has no overload number, the 0
+        if node is None or node.name() not in (torch_name, torch_name[:-1]):
+            raise MismatchError(f"({what}).grad_fn.name(): expected PyTorch's {torch_name}, "
+                                f"got {None if node is None else node.name()!r}")
     c = m.Tensor(Y)
     expect("(c * c).grad_fn, c not requiring grad", (c * c).grad_fn, None)
     expect("(c * c).requires_grad", (c * c).requires_grad, False)

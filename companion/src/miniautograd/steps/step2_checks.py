@@ -63,6 +63,14 @@ def in_place_records(m: ModuleType) -> None:
     ty.add_(1.0)
     (ty * torch.tensor(Y, dtype=torch.float64)).sum().backward()
     expect("x.grad of (y * w).sum(), PyTorch's", x.grad, tx.grad.numpy())
+    c = m.Tensor(Y)  # requires no grad, until a sum with x makes it part of x's graph
+    c.add_(x)
+    expect("c.add_(x), c not requiring grad: c.requires_grad", c.requires_grad, True)
+    expect("c.add_(x): c.is_leaf", c.is_leaf, False)
+    if c.grad_fn.next_functions[0] is not None:
+        raise MismatchError("c.add_(x), c not requiring grad: expected the first edge of c's "
+                            "new node to lead nowhere (None, as in PyTorch: c had no node), "
+                            "got a node")
 
 
 def saved(m: ModuleType) -> None:

@@ -95,6 +95,17 @@ def apply_records(m: ModuleType) -> None:
                             "AccumulateGrad, the node (x * 1.0) leads to, got another")
 
 
+def returns_tuple(m: ModuleType) -> None:
+    (x,) = mine(m, X)
+    grads = cube(m.Function, m.Tensor).apply(x).grad_fn(np.ones(3))
+    if not isinstance(grads, tuple):
+        raise MismatchError(f"Cube.apply(x).grad_fn(np.ones(3)): expected a tuple of one "
+                            f"gradient per input (Cube's backward returns a single array: wrap "
+                            f"it), got {type(grads).__name__}")
+    expect("len(Cube.apply(x).grad_fn(np.ones(3)))", len(grads), 1)
+    expect("Cube.apply(x).grad_fn(np.ones(3))[0]", grads[0], 3 * np.array(X) ** 2)
+
+
 def function_backward(m: ModuleType) -> None:
     import torch
 
@@ -146,11 +157,20 @@ def backward_gradient(m: ModuleType) -> None:
 
     (tx * tx).backward(torch.tensor(Y, dtype=torch.float64))
     expect("x.grad of (x * x).backward(gradient), PyTorch's", x.grad, tx.grad.numpy())
+    try:
+        (x * x).backward()
+    except RuntimeError:
+        pass
+    else:
+        raise MismatchError("(x * x).backward() without a gradient, x a vector: expected "
+                            "PyTorch's RuntimeError ('grad can be implicitly created only for "
+                            "scalar outputs'), got no error")
 
 
 def gradcheck_passes(m: ModuleType) -> None:
     x, y = mine(m, X, Y)
     c = m.Tensor(Y)
+    y.grad = np.array(Y)  # a .grad from before: gradcheck leaves it, as PyTorch's does
     for what, fn, inputs in [
             ("gradcheck(Cube.apply, x)", cube(m.Function, m.Tensor).apply, (x,)),
             ("gradcheck(lambda a, b: a * b + a.exp(), x, y)", lambda a, b: a * b + a.exp(),
@@ -159,6 +179,8 @@ def gradcheck_passes(m: ModuleType) -> None:
              lambda a, b: (a * b).sum(), (x, c))]:
         expect(what, m.gradcheck(fn, *inputs), True)
     expect("x.data after gradcheck (put back as it was)", x.data, np.array(X))
+    expect("x.grad after gradcheck (None before it)", x.grad, None)
+    expect("y.grad after gradcheck (Y before it)", y.grad, np.array(Y))
 
 
 def gradcheck_raises(m: ModuleType, fn_name: str, make, why: str) -> None:
@@ -186,12 +208,14 @@ def gradcheck_jacobian(m: ModuleType) -> None:
 CHECKS = [
     ("Function.apply runs forward and records a node named after the Function",
      apply_records),
+    ("a node returns a tuple, one gradient per input, even for one input", returns_tuple),
     ("backward() runs a Function's backward with its saved tensors", function_backward),
     ("a Function records nothing when no input requires grad", apply_without_grad),
     ("ctx.needs_input_grad, and None for an input that needs no gradient", needs_input_grad),
     ("a Function's saved tensor changed in place is caught", function_saved_changed),
-    ("backward(gradient) starts from the given gradient", backward_gradient),
-    ("gradcheck returns True for right derivatives, and puts the inputs back",
+    ("backward(gradient) starts from the given gradient, and needs one for a non-scalar",
+     backward_gradient),
+    ("gradcheck returns True for right derivatives, and puts back .data and .grad",
      gradcheck_passes),
     ("gradcheck raises RuntimeError for a wrong derivative", gradcheck_wrong_derivative),
     ("gradcheck compares the whole Jacobian, not only the gradient of a sum",

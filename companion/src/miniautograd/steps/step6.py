@@ -177,7 +177,7 @@ class Sum(Function):
 
 class Tensor:
     def __init__(self, data, requires_grad=False):
-        self.data = np.asarray(data, dtype=np.float64)
+        self.data = np.array(data, dtype=np.float64)  # a copy, as torch.tensor
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None
@@ -198,8 +198,8 @@ class Tensor:
 
     def detach(self):
         """The same array and version counter, without the history."""
-        out = Tensor(self.data)  # np.asarray keeps the float64 array as it is
-        out._versions = self._versions
+        out = Tensor(0.0)
+        out.data, out._versions = self.data, self._versions  # not copies
         return out
 
     def __repr__(self):
@@ -324,6 +324,9 @@ def backward(root, gradient=None):
                 if node not in seen:
                     seen.add(node)
                     stack.append(node)
+    if gradient is None and root.data.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar "
+                           "outputs")
     seed = np.ones_like(root.data) if gradient is None else gradient
     buffers = {root.grad_fn: np.asarray(seed, dtype=np.float64)}
     ready = [root.grad_fn]
@@ -347,6 +350,7 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
     of the Jacobian of fn's output with respect to each input that requires
     grad; otherwise RuntimeError, as PyTorch's gradcheck raises."""
     out = fn(*inputs)
+    kept = [x.grad for x in inputs]  # put back at the end, like the data
     for i, x in enumerate(inputs):
         if not x.requires_grad:
             continue
@@ -367,9 +371,10 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
             fn(*inputs).backward(onehot.reshape(out.data.shape))
             if x.grad is not None:
                 analytical[j] = x.grad.ravel()
-        x.grad = None
         if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
             raise RuntimeError(
                 f"Jacobian mismatch for output 0 with respect to input {i},\n"
                 f"numerical:{numerical}\nanalytical:{analytical}")
+    for x, grad in zip(inputs, kept, strict=True):
+        x.grad = grad
     return True
