@@ -3,9 +3,6 @@ fail, with the message a reader needs, on engines broken the ways a reader break
 
 from __future__ import annotations
 
-import ast
-import io
-import tokenize
 from pathlib import Path
 
 import nbformat
@@ -455,28 +452,10 @@ def test_a_node_that_returns_a_bare_array_is_told_to_wrap_it(tmp_path: Path) -> 
         " backward returns a single array: wrap it), got ndarray")
 
 
-def code_lines(source: str) -> int:
-    """Lines that hold code: not blank, not a comment, not part of a docstring."""
-    docstrings: set[int] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and (
-                    isinstance(first.value.value, str)):
-                docstrings.update(range(first.lineno, first.end_lineno + 1))
-    lines: set[int] = set()
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-            tokenize.ENDMARKER}
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type not in skip:
-            lines.update(range(token.start[0], token.end[0] + 1))
-    return len(lines - docstrings)
-
-
 def test_the_last_engine_is_within_the_line_budget() -> None:
     last = steps.reference(max(steps.STEPS))
-    assert code_lines(last) <= LINE_BUDGET
-    assert code_lines("def f():\n    \"\"\"Doc.\"\"\"\n    # note\n\n    return 1\n") == 2
+    assert steps.code_lines(last) <= LINE_BUDGET
+    assert steps.code_lines("def f():\n    \"\"\"Doc.\"\"\"\n    # note\n\n    return 1\n") == 2
 
 
 def test_step_1_alone_on_a_later_engine_passes(tmp_path: Path) -> None:

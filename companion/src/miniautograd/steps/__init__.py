@@ -12,6 +12,9 @@ later step from.
 
 from __future__ import annotations
 
+import ast
+import io
+import tokenize
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
@@ -52,6 +55,25 @@ def reference(step: int) -> str:
     if step not in STEPS:
         raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
     return resources.files(__package__).joinpath(f"step{step}.py").read_text(encoding="utf-8")
+
+
+def code_lines(source: str) -> int:
+    """How many lines of `source` hold code: not blank, not comments, not docstrings (the
+    measure of the engine's size that the book quotes)."""
+    docstrings: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and (
+                    isinstance(first.value.value, str)):
+                docstrings.update(range(first.lineno, first.end_lineno + 1))
+    lines: set[int] = set()
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+            tokenize.ENDMARKER}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skip:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - docstrings)
 
 
 def engine(step: int) -> ModuleType:
