@@ -527,6 +527,14 @@ def test_an_edited_file_is_read_again(tmp_path: Path) -> None:
 def test_there_is_no_step_zero() -> None:
     with pytest.raises(ValueError, match="no step 0: the steps are"):
         steps.check(0)
+    with pytest.raises(ValueError, match="no changes to show for step 1"):
+        steps.changes(1)
+
+
+def test_changes_are_the_difference_between_two_references() -> None:
+    diff = steps.changes(4).splitlines()
+    assert diff[:2] == ["--- step3.py", "+++ step4.py"]
+    assert "+class no_grad:" in diff and max(map(len, diff)) <= 80
 
 
 @pytest.mark.parametrize("step", sorted(steps.STEPS))
@@ -535,8 +543,15 @@ def test_each_chapter_shows_the_reference_it_ships(step: int) -> None:
     and the chapter's check runs step N."""
     (chapter,) = (Path(__file__).parents[1] / "book" / "chapters").glob(f"{step:02d}_*.ipynb")
     cells = {c.id: c for c in nbformat.read(chapter, as_version=4).cells}
-    assert cells[f"ch{step}-build-reference"].source == (
-        f"%%writefile reference_step{step}.py\n" + steps.reference(step).rstrip("\n"))
+    if step == 1:  # the whole engine
+        assert cells["ch1-build-reference"].source == (
+            "%%writefile reference_step1.py\n" + steps.reference(1).rstrip("\n"))
+    else:  # what it changes in the step before, the whole file written beside
+        assert cells[f"ch{step}-build-reference"].source == (
+            f'steps.write_reference({step}, "reference_step{step}.py")\n'
+            f"print(steps.changes({step}))")
+        (output,) = cells[f"ch{step}-build-reference"].outputs
+        assert output.text == steps.changes(step) + "\n"
     assert cells[f"ch{step}-build-check"].source.endswith(f"steps.check({step})")
     assert cells[f"ch{step}-build-reference-check"].source.endswith(
         f'steps.check({step}, "reference_step{step}.py")')

@@ -7,12 +7,14 @@ later step from.
 - ``start(step)`` readies the file for a step: a reader's engine that passes the steps before
   stays; otherwise it is kept under another name and the reference of the step before is
   written, so that a reader can start at any chapter.
-- ``write_reference(step)`` writes the reference engine of a step into the file.
+- ``write_reference(step)`` writes the reference engine of a step into the file, and
+  ``changes(step)`` shows what it changes in the step before.
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import io
 import tokenize
 from importlib import resources
@@ -55,6 +57,18 @@ def reference(step: int) -> str:
     if step not in STEPS:
         raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
     return resources.files(__package__).joinpath(f"step{step}.py").read_text(encoding="utf-8")
+
+
+def changes(step: int) -> str:
+    """What the reference of `step` changes in that of the step before, as a unified diff
+    (two lines of context): the part of the reference that is the step's own."""
+    if step - 1 not in STEPS or step not in STEPS:
+        raise ValueError(f"no changes to show for step {step}: steps 2 to {max(STEPS)} have "
+                         "a step before them")
+    before, after = reference(step - 1), reference(step)
+    return "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
+                                           f"step{step - 1}.py", f"step{step}.py", n=2,
+                                           lineterm=""))
 
 
 def code_lines(source: str) -> int:
