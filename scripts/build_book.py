@@ -54,10 +54,23 @@ def is_current() -> bool:
     return (HTML / "index.html").is_file() and DIGEST.is_file() and DIGEST.read_text() == digest()
 
 
+_held: list[IO[str]] = []  # this process's open lock, while it holds it
+
+
 @contextmanager
 def exclusive() -> Iterator[IO[str]]:
     """Hold the site's lock: builds in the same tree (several pytest sessions, `make`) take
-    turns, and none deletes the site while a test session holds the lock shared (`share`)."""
+    turns, and none deletes the site while a test session holds the lock shared (`share`).
+    Within one process it is re-entrant: a second fixture of a session that already holds the
+    lock shared upgrades that hold for its block, and shares it again after (a second open
+    file would wait for the first one forever)."""
+    if _held:
+        fcntl.flock(_held[0], fcntl.LOCK_EX)  # waits only for other processes' readers
+        try:
+            yield _held[0]
+        finally:
+            fcntl.flock(_held[0], fcntl.LOCK_SH)
+        return
     BUILD.mkdir(exist_ok=True)
     with LOCK.open("w") as handle:
         try:
@@ -65,7 +78,11 @@ def exclusive() -> Iterator[IO[str]]:
         except BlockingIOError:
             print(f"waiting for {LOCK}: another build or book-test session uses the site")
             fcntl.flock(handle, fcntl.LOCK_EX)
-        yield handle
+        _held.append(handle)
+        try:
+            yield handle
+        finally:
+            _held.clear()
 
 
 def share(handle: IO[str]) -> None:
