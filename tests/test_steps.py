@@ -535,6 +535,7 @@ def test_changes_are_the_difference_between_two_references() -> None:
     diff = steps.changes(4).splitlines()
     assert diff[:2] == ["--- step3.py", "+++ step4.py"]
     assert "+class no_grad:" in diff and max(map(len, diff)) <= 80
+    assert "" in diff and not any(line.endswith(" ") for line in diff)  # blank, not " "
 
 
 @pytest.mark.parametrize("step", sorted(steps.STEPS))

@@ -66,9 +66,9 @@ def changes(step: int) -> str:
         raise ValueError(f"no changes to show for step {step}: steps 2 to {max(STEPS)} have "
                          "a step before them")
     before, after = reference(step - 1), reference(step)
-    return "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
-                                           f"step{step - 1}.py", f"step{step}.py", n=2,
-                                           lineterm=""))
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), f"step{step - 1}.py",
+                                f"step{step}.py", n=2, lineterm="")
+    return "\n".join(line.rstrip() for line in diff)  # a blank line of context: "", not " "
 
 
 def code_lines(source: str) -> int:
