@@ -18,6 +18,7 @@ import difflib
 import io
 import tokenize
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import ModuleType
 
@@ -38,10 +39,16 @@ STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS, 3: step3_checks.CHECKS,
 FILE = "myautograd.py"
 
 
-def outcomes(step: int, path: str | Path = FILE) -> list[Outcome]:
-    """Every check of `step`, and of the steps before it, run on the engine in `path`."""
+def _source(step: int) -> Traversable:
+    """The packaged file of the reference engine after `step`."""
     if step not in STEPS:
         raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
+    return resources.files(__package__).joinpath(f"step{step}.py")
+
+
+def outcomes(step: int, path: str | Path = FILE) -> list[Outcome]:
+    """Every check of `step`, and of the steps before it, run on the engine in `path`."""
+    _source(step)  # an unknown step says so before anything is loaded
     module = load(path)
     return [outcome for n in sorted(STEPS) if n <= step
             for outcome in run(STEPS[n], module, n)]
@@ -54,9 +61,7 @@ def check(step: int, path: str | Path = FILE) -> None:
 
 def reference(step: int) -> str:
     """The source of the reference engine after `step`."""
-    if step not in STEPS:
-        raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
-    return resources.files(__package__).joinpath(f"step{step}.py").read_text(encoding="utf-8")
+    return _source(step).read_text(encoding="utf-8")
 
 
 def changes(step: int) -> str:
@@ -92,9 +97,7 @@ def code_lines(source: str) -> int:
 
 def engine(step: int) -> ModuleType:
     """The reference engine after `step`, imported (to run beside the reader's)."""
-    if step not in STEPS:
-        raise ValueError(f"no step {step}: the steps are {sorted(STEPS)}")
-    return load(resources.files(__package__).joinpath(f"step{step}.py"))
+    return load(_source(step))
 
 
 def write_reference(step: int, path: str | Path = FILE) -> None:
