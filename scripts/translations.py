@@ -1,0 +1,190 @@
+"""The Chinese edition's message catalogs (book/locale/zh_CN/LC_MESSAGES/**.po): extract,
+update, check. Usage::
+
+    python scripts/translations.py update   # English changed: refresh the catalogs
+    python scripts/translations.py check [PO ...]   # what the drift gate and the build check
+
+`update` extracts the messages of the English pages (Sphinx's gettext builder, one catalog a
+page) and merges them into the catalogs with sphinx-intl: a new sentence arrives empty, a
+changed one arrives fuzzy, a deleted one becomes obsolete. `check` fails on each of those, and
+on a translation whose markup differs from its English: a code span, a reference's target, a
+formula or a link's address changed, or emphasis that no longer renders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGUAGE = "zh_CN"
+LOCALE = ROOT / "book" / "locale"
+CATALOGS = LOCALE / LANGUAGE / "LC_MESSAGES"
+GETTEXT = ("build", ".", "--builder", "custom", "--custom-builder", "gettext")
+
+CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<content>[^`]+)`")
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+MATH = re.compile(r"(?<![\\$])\$(?!\$)(?P<tex>[^$]+?)(?<!\\)\$")
+URL = re.compile(r"\]\((?P<url>[^()\s]+)\)|(?<![(<\w])(?P<bare>https?://[^\s)>]+)")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+IDENTIFIER = re.compile(r"^[\w.()\-]*[A-Z_\d.][\w.()\-]*$")  # AccumulateGrad, grad_fn, ULP
+INLINE = MarkdownIt("commonmark")
+
+
+def role_key(match: re.Match[str]) -> str:
+    """A role as what must survive translation: its name and target (its text may change)."""
+    name, content = match["name"], match["content"]
+    if name in {"ref", "term", "doc", "numref"}:
+        explicit = EXPLICIT.match(content)
+        content = " ".join((explicit["target"] if explicit else content).split())
+    return f"{{{name}}}{content}"
+
+
+def markup(text: str) -> Counter[str]:
+    """What a translation must keep as it is: code spans, references' targets, formulas and
+    links' addresses, each counted."""
+    found: Counter[str] = Counter()
+    found.update(role_key(m) for m in ROLE.finditer(text))
+    rest = ROLE.sub(" ", text)
+    found.update(f"`{m[2]}`" for m in CODE.finditer(rest))
+    rest = CODE.sub(" ", rest)
+    found.update(f"${m['tex'].strip()}$" for m in MATH.finditer(rest))
+    found.update(m["url"] or m["bare"] for m in URL.finditer(rest))
+    return found
+
+
+def unrendered_stars(text: str) -> int:
+    """Asterisks that CommonMark leaves as text (an emphasis mark it could not pair, as happens
+    when a mark sits between a CJK character and punctuation)."""
+    html = INLINE.renderInline(ROLE.sub("R", CODE.sub("C", text)))
+    return html.count("*")
+
+
+def needs_chinese(msgid: str) -> bool:
+    """English prose, as opposed to a name that both editions write the same way."""
+    words = CODE.sub(" ", ROLE.sub(" ", msgid)).split()
+    return len(words) > 1 or (len(words) == 1 and not IDENTIFIER.match(words[0]))
+
+
+def problems(path: Path) -> list[str]:
+    """What is wrong with one catalog: each message untranslated, fuzzy, obsolete, without
+    Chinese where its English is prose, or with its markup changed."""
+    with path.open("rb") as handle:
+        catalog: Catalog = read_po(handle)
+    found = [f"obsolete (its English is gone): {m.id[:70]!r}" for m in catalog.obsolete.values()]
+    for message in catalog:
+        if not message.id:
+            continue
+        msgid, msgstr = message.id, message.string
+        short = " ".join(msgid.split())[:70]
+        if not msgstr:
+            found.append(f"untranslated: {short!r}")
+        elif message.fuzzy:
+            found.append(f"fuzzy (its English changed): {short!r}")
+        elif needs_chinese(msgid) and not CJK.search(msgstr):
+            found.append(f"no Chinese in the translation of {short!r}")
+        else:
+            lost, added = markup(msgid) - markup(msgstr), markup(msgstr) - markup(msgid)
+            if lost or added:
+                found.append(f"markup changed in {short!r}: lost {sorted(lost)}, "
+                             f"added {sorted(added)}")
+            if unrendered_stars(msgstr) > unrendered_stars(msgid):
+                found.append(f"emphasis that does not render in {short!r}: {msgstr[:80]!r}")
+    return [f"{path.relative_to(ROOT)}: {problem}" for problem in found]
+
+
+def catalogs() -> list[Path]:
+    return sorted(CATALOGS.rglob("*.po"))
+
+
+def extract(into: Path) -> Path:
+    """The English pages' messages as .pot files (one a page) under `into`/gettext."""
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    subprocess.run([str(jupyter_book), *GETTEXT, "--path-output", str(into), "--quiet"],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return into / "_build" / "gettext"
+
+
+def stale(pot_dir: Path) -> list[str]:
+    """Pages whose catalog is missing, or holds other messages than the page now has."""
+    found = []
+    for pot in sorted(pot_dir.rglob("*.pot")):
+        relative = pot.relative_to(pot_dir).with_suffix(".po")
+        po = CATALOGS / relative
+        if not po.exists():
+            found.append(f"{relative}: no catalog for this page")
+            continue
+        with pot.open("rb") as handle:
+            wanted = {m.id for m in read_po(handle) if m.id}
+        with po.open("rb") as handle:
+            catalog = read_po(handle)
+        have = {m.id for m in catalog if m.id and not m.fuzzy}
+        if missing := wanted - have:
+            found.append(f"{relative}: {len(missing)} message(s) of the page not in the "
+                         f"catalog (or fuzzy), e.g. {' '.join(sorted(missing)[0].split())[:70]!r}")
+        if extra := have - wanted:
+            found.append(f"{relative}: {len(extra)} message(s) no longer on the page, e.g. "
+                         f"{' '.join(sorted(extra)[0].split())[:70]!r}")
+    return found
+
+
+def tidy(path: Path) -> None:
+    """One header for every catalog, without the dates that would change it at each update."""
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=LANGUAGE)
+    catalog.project, catalog.version = "Autograd, Run and Rebuilt", ""
+    catalog.fuzzy = False
+    catalog.header_comment = "# The Chinese edition of this page (scripts/translations.py)."
+    with path.open("wb") as handle:
+        write_po(handle, catalog, width=76, omit_header=False, ignore_obsolete=False)
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r'^"(POT-Creation-Date|PO-Revision-Date|Last-Translator|Language-Team|'
+                  r'Report-Msgid-Bugs-To): .*\\n"\n', "", text, flags=re.MULTILINE)
+    path.write_text(text, encoding="utf-8")
+
+
+def update() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        pot_dir = extract(Path(scratch))
+        intl = Path(sys.executable).with_name("sphinx-intl")
+        subprocess.run([str(intl), "update", "-p", str(pot_dir), "-l", LANGUAGE,
+                        "-d", str(LOCALE), "-w", "76"], cwd=ROOT, check=True)
+    for path in catalogs():
+        tidy(path)
+
+
+def check(paths: list[Path]) -> list[str]:
+    found = []
+    with tempfile.TemporaryDirectory() as scratch:
+        found += stale(extract(Path(scratch)))
+    for path in paths:
+        found += problems(path)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("update", "check"))
+    parser.add_argument("po", nargs="*", type=Path, help="catalogs to check (default: all)")
+    args = parser.parse_args(argv)
+    if args.command == "update":
+        update()
+        return 0
+    paths = [p.resolve() for p in args.po] or catalogs()
+    found = check(paths)
+    print("\n".join(found) or f"{len(paths)} catalog(s): every message translated")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
