@@ -1,5 +1,10 @@
 """Build the site into _build/html from scratch, with warnings as errors, unless it is current.
 
+The site is two editions of the book: English at _build/html, Chinese at _build/html/zh_CN
+(the same sources, translated by the catalogs of book/locale/zh_CN; languages.py). Between
+the two builds the catalogs are checked (scripts/translations.py): a page's sentence without
+a translation, or whose translation is fuzzy or lost its markup, fails the build.
+
 A build is "current" when a digest of everything it reads (the book's sources, the two
 Jupyter Book configs, the pinned tool versions, MathJax's lock and this script) equals the one
 recorded after the last *successful* build. An incremental Sphinx build would not repeat the
@@ -26,9 +31,15 @@ BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 DIGEST = BUILD / "html.inputs.sha256"
 LOCK = BUILD / "html.lock"
-INPUTS = ("_config.yml", "_toc.yml", "requirements.txt", "constraints.txt", "package-lock.json")
+INPUTS = ("_config.yml", "_toc.yml", "requirements.txt", "constraints.txt", "package-lock.json",
+          "scripts/translations.py")
 IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__"}
+IGNORED_SUFFIXES = {".mo"}  # compiled catalogs: Sphinx writes them during the build
 COMMAND = ("build", ".", "--builder", "html", "-W", "-n", "--keep-going", "--all")
+CHINESE = "zh_CN"
+# The Chinese edition is built beside the English one (Sphinx puts its doctrees and myst-nb its
+# output images next to the output folder), then moved under it.
+CHINESE_BUILD = BUILD / CHINESE
 
 
 def input_files() -> list[Path]:
@@ -36,6 +47,7 @@ def input_files() -> list[Path]:
         p
         for p in (ROOT / "book").rglob("*")
         if p.is_file() and not IGNORED_PARTS & set(p.relative_to(ROOT).parts)
+        and p.suffix not in IGNORED_SUFFIXES
     ]
     return sorted([*book, *(ROOT / name for name in INPUTS), Path(__file__).resolve()])
 
@@ -97,25 +109,54 @@ def build(force: bool = False, capture: bool = False) -> bool:
         return False
     expected = digest()
     DIGEST.unlink(missing_ok=True)
-    for stale in (HTML, BUILD / ".doctrees", BUILD / "jupyter_execute"):
+    for stale in (HTML, BUILD / ".doctrees", BUILD / "jupyter_execute", CHINESE_BUILD):
         shutil.rmtree(stale, ignore_errors=True)
+    output = {"stdout": subprocess.PIPE if capture else None,
+              "stderr": subprocess.STDOUT if capture else None}
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    subprocess.run(
-        [str(jupyter_book), *COMMAND],
-        cwd=ROOT,
-        check=True,
-        text=True,
-        stdout=subprocess.PIPE if capture else None,
-        stderr=subprocess.STDOUT if capture else None,
-    )
+    english = subprocess.run([str(jupyter_book), *COMMAND], cwd=ROOT, text=True, **output)
+    if english.returncode:
+        raise subprocess.CalledProcessError(english.returncode, english.args, english.stdout)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import translations
+
+    problems = translations.check(translations.catalogs())
+    if problems:
+        log = "\n".join(["The Chinese edition's catalogs do not match the pages "
+                         "(run `python scripts/translations.py update`, then translate):",
+                         *problems])
+        print(log, file=sys.stderr)
+        raise subprocess.CalledProcessError(1, "translations check", (english.stdout or "") + log)
+    chinese = subprocess.run([sys.executable, __file__, "--edition", CHINESE], cwd=ROOT,
+                             text=True, **output)
+    if chinese.returncode:
+        raise subprocess.CalledProcessError(chinese.returncode, chinese.args,
+                                            (english.stdout or "") + (chinese.stdout or ""))
+    shutil.move(CHINESE_BUILD / "html", HTML / CHINESE)
     DIGEST.write_text(expected)
     return True
+
+
+def build_edition(language: str) -> int:
+    """One translated edition into _build/LANGUAGE/html: Jupyter Book's own build (the
+    command line's, with warnings as errors), with Sphinx's `language` set."""
+    from jupyter_book.sphinx import build_sphinx
+
+    return build_sphinx(
+        ROOT, BUILD / language / "html", path_config=str(ROOT / "_config.yml"), noconfig=True,
+        confoverrides={"language": language, "external_toc_path": "_toc.yml",
+                       "nitpicky": True, "latex_individualpages": False},
+        builder="html", warningiserror=True, keep_going=True, freshenv=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="rebuild even if current")
+    parser.add_argument("--edition", help=argparse.SUPPRESS)  # the child that builds zh_CN
     args = parser.parse_args(argv)
+    if args.edition:
+        return build_edition(args.edition)
     try:
         with exclusive():
             built = build(force=args.force)

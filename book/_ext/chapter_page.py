@@ -32,6 +32,7 @@ from pathlib import Path
 from posixpath import relpath
 from typing import Any
 
+import languages
 import reader_edition
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -73,10 +74,11 @@ def versions(notebook: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def colab_url(options: dict[str, Any], notebook: str) -> str:
-    """The reader's edition `notebook` on the repository's branch of them, opened in Colab."""
+def colab_url(options: dict[str, Any], notebook: str, folder: str = "") -> str:
+    """The reader's edition `notebook` on the repository's branch of them, opened in Colab
+    (`folder`: the Chinese editions lie in zh_CN/ on that branch)."""
     repository = options["repository_url"].removeprefix("https://github.com/").strip("/")
-    return f"{COLAB}/{repository}/blob/{reader_edition.BRANCH}/{notebook}"
+    return f"{COLAB}/{repository}/blob/{reader_edition.BRANCH}/{folder}{notebook}"
 
 
 def run_links(app: Sphinx, docname: str) -> str:
@@ -87,21 +89,22 @@ def run_links(app: Sphinx, docname: str) -> str:
     here = Path(page).parent.as_posix() or "."
     download = relpath(edition, start=here)
     archive = relpath(f"{reader_edition.FOLDER}/{reader_edition.ZIP_NAME}", start=here)
-    colab = colab_url(app.config.html_theme_options, Path(edition).name)
+    folder = languages.FOLDERS[languages.language(app)]
+    colab = colab_url(app.config.html_theme_options, Path(edition).name, folder)
     parts = [
-        f'<a class="chapter-run-link" href="{html.escape(colab)}">Open in Colab</a>',
+        f'<a class="chapter-run-link" href="{html.escape(colab)}">'
+        f'{languages.text(app, "Open in Colab")}</a>',
         f'<a class="chapter-run-link" href="{html.escape(download)}" '
-        f'download="{html.escape(source.name)}">Download notebook</a>',
+        f'download="{html.escape(source.name)}">{languages.text(app, "Download notebook")}</a>',
         f'<a class="chapter-run-link" href="{html.escape(archive)}" '
-        f'download="{reader_edition.ZIP_NAME}">All chapters (zip)</a>',
+        f'download="{reader_edition.ZIP_NAME}">{languages.text(app, "All chapters (zip)")}</a>',
     ]
     found = versions(json.loads(source.read_text(encoding="utf-8")))
     if found:
         torch_version, mini_version = (html.escape(v) for v in found)
-        parts.append(
-            f'<span class="chapter-versions">Outputs produced with PyTorch {torch_version} '
-            f"and miniautograd {mini_version}.</span>"
-        )
+        produced = languages.text(app, "Outputs produced with PyTorch {torch} and miniautograd "
+                                  "{mini}.", torch=torch_version, mini=mini_version)
+        parts.append(f'<span class="chapter-versions">{produced}</span>')
     return f'<p class="chapter-run">{" ".join(parts)}</p>\n'
 
 
@@ -255,7 +258,7 @@ def _link_wide_images(app: Sphinx, pagename: str, templatename: str, context: di
         FULL_SIZE_PAGES[name] = full_size_page(name, width, alt_text)
         linked = (
             f'<a class="full-size-link" href="{match.group(2)}.html" '
-            f'title="Open the full-size image">{match.group(0)}</a>'
+            f'title="{languages.text(app, "Open the full-size image")}">{match.group(0)}</a>'
         )
         readable = readable_width(width, text)
         if readable is None:

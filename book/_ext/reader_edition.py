@@ -28,6 +28,11 @@ serve. What changes on the way:
 - Stored outputs stay, so that the learner sees what to expect, but a ``text/plain`` beside an
   image goes (its memory address was scrubbed for nbval; the image is what a front end shows).
 - Cell metadata keeps only what means something in a front end (``raises-exception``).
+
+The Chinese site (languages.py) writes the Chinese editions into its own ``notebooks/``: the
+same notebooks, with each markdown cell's paragraphs, headings, list items and table cells
+replaced by their translations from the page's catalog (book/locale/zh_CN/LC_MESSAGES/), the
+messages Sphinx translates the page with, and links that lead to the Chinese pages.
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ from pathlib import Path
 from posixpath import dirname, join, normpath
 from typing import Any
 
+import languages
 import nbformat
+from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx.application import Sphinx
 
@@ -50,12 +57,14 @@ SOLUTION_TAG = "solution"
 HIDDEN_INPUT_TAG = "hide-input"  # code that is not the lesson (a helper): folded, outputs kept
 KEPT_TAGS = ("raises-exception",)
 PARITY_TAG = "parity"  # the same run on miniautograd, where agreement is not the lesson
-SOLUTION_TITLE = "# @title Solution"
+SOLUTION_TITLE = "# @title {}"  # Colab's form title, with "Solution" in the page's language
 SOLUTION_PROMPTS = ("Show the solution", "Hide the solution")  # the site's fold
 PARITY_PROMPTS = ("Show the same run on miniautograd", "Hide the run on miniautograd")
-# The mark that opens a foldable section, on its own line under the section's heading.
-FOLD_MARK = re.compile(r"^\*(?P<kind>A side road)\b[^*]*\*[ \t]*$", re.MULTILINE)
-FOLD_PROMPTS = {"A side road": ("Show the side road", "Hide the side road")}
+# The mark that opens a foldable section, on its own line under the section's heading (选读:
+# the Chinese edition's mark).
+FOLD_MARK = re.compile(r"^\*(?P<kind>A side road|选读)\b[^*]*\*[ \t]*$", re.MULTILINE)
+SIDE_ROAD_PROMPTS = ("Show the side road", "Hide the side road")
+FOLD_PROMPTS = {"A side road": SIDE_ROAD_PROMPTS, "选读": SIDE_ROAD_PROMPTS}
 HEADING = re.compile(r"^#{2,6} ", re.MULTILINE)
 COLLAPSED_HEADING = {"jp-MarkdownHeadingCollapsed": True}  # JupyterLab's own key
 FOLDER = "notebooks"
@@ -200,6 +209,37 @@ def _roles(text: str, docname: str, resolve: Resolve, site_url: str) -> str:
     return CODE_OR_ROLE.sub(lambda m: link(m) if m["role"] else m[0], text)
 
 
+# ---- translated Markdown ----------------------------------------------------------------------
+
+# Where a message (a paragraph, heading, list item, table cell, or directive title) starts: a
+# line's start or a table's cell border, then the block's own marks.
+BLOCK_START = (r"(?:^|(?<=\|))[ \t>]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+"
+               r"|(?:`{3,}|~{3,}|:{3,})\{[\w-]+\}[ \t]+)?[ \t]*")
+FENCED_CODE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?!.*\{).*?^(?P=fence)[ \t]*$",
+                         re.MULTILINE | re.DOTALL)
+
+
+def catalog(path: Path) -> dict[str, str]:
+    """A catalog's translated messages (msgid to msgstr), as Sphinx uses them: none fuzzy."""
+    with path.open("rb") as handle:
+        return {m.id: m.string for m in read_po(handle) if m.id and m.string and not m.fuzzy}
+
+
+def translate_markdown(markdown: str, messages: dict[str, str]) -> str:
+    """`markdown` (MyST) with each of its messages replaced by its translation. Sphinx's
+    message is a block's source with its lines joined by single spaces, so each is looked for
+    at a block's start, across any line breaks (and a block quote's marks), up to the block's
+    end. Longer messages first: a short one ("Hint") may also end a longer one. Code blocks are
+    left alone."""
+    parts = re.split(f"({FENCED_CODE.pattern})", markdown, flags=FENCED_CODE.flags)
+    for msgid, msgstr in sorted(messages.items(), key=lambda item: -len(item[0])):
+        words = r"(?:[ \t]*\n[ \t>]*|[ \t]+)".join(map(re.escape, msgid.split()))
+        found = re.compile(f"({BLOCK_START}){words}(?=[ \t]*(?:\\||$))", re.MULTILINE)
+        parts = [part if FENCED_CODE.fullmatch(part) or not part
+                 else found.sub(lambda m, s=msgstr: m[1] + s, part) for part in parts]
+    return "".join(p for p in parts if p is not None)
+
+
 # ---- cells ------------------------------------------------------------------------------------
 
 
@@ -217,9 +257,12 @@ def fold_split(markdown: str) -> tuple[str, str] | None:
 
 
 def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resolve,
-                   site_url: str) -> nbformat.NotebookNode:
-    """The reader's edition of the chapter notebook `notebook` (the page `docname`)."""
+                   site_url: str, messages: dict[str, str] | None = None,
+                   solution: str = "Solution") -> nbformat.NotebookNode:
+    """The reader's edition of the chapter notebook `notebook` (the page `docname`); with
+    `messages` (a catalog), its markdown translated; `solution`: the folded solutions' title."""
     edition = copy.deepcopy(notebook)
+    title = SOLUTION_TITLE.format(solution)
     cells = []
     for cell in edition.cells:
         if is_check(cell):
@@ -229,6 +272,8 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
         kept = [t for t in tags if t in KEPT_TAGS]
         if kept:
             metadata["tags"] = kept
+        if cell.cell_type == "markdown" and messages:
+            cell.source = translate_markdown(cell.source, messages)
         split = fold_split(cell.source) if cell.cell_type == "markdown" else None
         if split:
             heading, rest = split
@@ -246,8 +291,8 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
         elif cell.cell_type == "code" and SOLUTION_TAG in tags:
             metadata |= FOLDED
             # A cell magic (%%writefile) must stay the first line: no title above it.
-            if not cell.source.startswith((SOLUTION_TITLE, "%%")):
-                cell.source = f"{SOLUTION_TITLE}\n{cell.source}"
+            if not cell.source.startswith((title, "%%")):
+                cell.source = f"{title}\n{cell.source}"
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "code":
@@ -316,13 +361,19 @@ def write_editions(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     resolve = sphinx_resolver(app)
-    url = site_url(app.config.html_theme_options["repository_url"])
+    language = languages.language(app)
+    url = site_url(app.config.html_theme_options["repository_url"]) + languages.FOLDERS[language]
     folder = Path(app.outdir) / FOLDER
     folder.mkdir(exist_ok=True)
     written = []
     for docname in chapter_docnames(app):
         source = Path(app.env.doc2path(docname))
-        edition = reader_edition(nbformat.read(source, as_version=4), docname, resolve, url)
+        messages = None
+        if language != languages.ENGLISH:
+            locale = Path(app.srcdir) / app.config.locale_dirs[0] / language / "LC_MESSAGES"
+            messages = catalog(locale / f"{docname}.po")
+        edition = reader_edition(nbformat.read(source, as_version=4), docname, resolve, url,
+                                 messages, languages.text(app, "Solution"))
         path = Path(app.outdir) / edition_path(docname)
         nbformat.write(edition, path)
         written.append(path)
@@ -344,10 +395,12 @@ def _site_cells(app: Sphinx, doctree: nodes.document) -> None:
             cell.parent.remove(cell)
         elif SOLUTION_TAG in tags:
             cell["hide_mode"] = "input"  # myst-nb's fold (HideInputCells) with our label
-            cell["prompt_show"], cell["prompt_hide"] = SOLUTION_PROMPTS
+            cell["prompt_show"], cell["prompt_hide"] = (languages.text(app, p)
+                                                        for p in SOLUTION_PROMPTS)
         elif PARITY_TAG in tags:
             cell["hide_mode"] = "all"  # code and outputs under one label
-            cell["prompt_show"], cell["prompt_hide"] = PARITY_PROMPTS
+            cell["prompt_show"], cell["prompt_hide"] = (languages.text(app, p)
+                                                        for p in PARITY_PROMPTS)
 
 
 def _site_folds(app: Sphinx, doctree: nodes.document) -> None:
@@ -363,7 +416,7 @@ def _site_folds(app: Sphinx, doctree: nodes.document) -> None:
         if not (match and len(mark.children) == 1 and isinstance(mark[0], nodes.emphasis)
                 and section.index(mark) == 1):
             continue
-        show, hide = FOLD_PROMPTS[match["kind"]]
+        show, hide = (languages.text(app, p) for p in FOLD_PROMPTS[match["kind"]])
         opening = (f'<details class="section-fold"><summary><span class="fold-show">{show}'
                    f'</span><span class="fold-hide">{hide}</span></summary>')
         section.insert(section.index(mark) + 1, nodes.raw("", opening, format="html"))
