@@ -2,7 +2,8 @@
 # Install the OS programs the book needs, when absent, with Debian's apt-get:
 #   graphviz  -> `dot`, which renders the autograd graphs in the notebooks, and the
 #                Liberation fonts its drawings use (fonts-liberation2)
-#   chromium  -> /usr/bin/chromium, the browser of tests/book/test_browser.py
+#   chromium  -> /usr/bin/chromium, the browser of tests/book/test_browser.py, and a Chinese
+#                font (fonts-noto-cjk) for the Chinese edition's pages that it shows
 #   npm       -> npm (and Node.js), which installs MathJax from package-lock.json
 # Usage: scripts/install-os-deps.sh [graphviz] [chromium] [npm]   (default: all three)
 set -euo pipefail
@@ -18,7 +19,8 @@ for package in "${wanted[@]}"; do
     graphviz) command -v dot >/dev/null 2>&1 || missing+=(graphviz)
               fc-match Helvetica 2>/dev/null | grep -q "Liberation Sans" ||
                 missing+=(fonts-liberation2) ;;
-    chromium) [ -x /usr/bin/chromium ] || missing+=(chromium) ;;
+    chromium) [ -x /usr/bin/chromium ] || missing+=(chromium)
+              fc-list :lang=zh 2>/dev/null | grep -q . || missing+=(fonts-noto-cjk) ;;
     npm) command -v npm >/dev/null 2>&1 || missing+=(npm) ;;
     *) echo "install-os-deps.sh: unknown package '$package' (expected graphviz, chromium or npm)" >&2
        exit 2 ;;

@@ -39,6 +39,8 @@ URL = re.compile(r"\]\((?P<url>[^()\s]+)\)|(?<![(<\w])(?P<bare>https?://[^\s)>]+
 CJK = re.compile(r"[\u4e00-\u9fff]")
 IDENTIFIER = re.compile(r"^[\w.()\-]*[A-Z_\d.][\w.()\-]*$")  # AccumulateGrad, grad_fn, ULP
 INLINE = MarkdownIt("commonmark")
+TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def role_key(match: re.Match[str]) -> str:
@@ -71,8 +73,12 @@ def unrendered_stars(text: str) -> int:
 
 
 def needs_chinese(msgid: str) -> bool:
-    """English prose, as opposed to a name that both editions write the same way."""
-    words = CODE.sub(" ", ROLE.sub(" ", msgid)).split()
+    """English prose, as opposed to a name that both editions write the same way, or a
+    displayed formula (its TeX is the message)."""
+    prose = MATH.sub(" ", CODE.sub(" ", ROLE.sub(" ", msgid)))
+    if TEX_COMMAND.search(prose) and not ENGLISH_WORD.search(TEX_COMMAND.sub(" ", prose)):
+        return False
+    words = prose.split()
     return len(words) > 1 or (len(words) == 1 and not IDENTIFIER.match(words[0]))
 
 
@@ -100,7 +106,8 @@ def problems(path: Path) -> list[str]:
                              f"added {sorted(added)}")
             if unrendered_stars(msgstr) > unrendered_stars(msgid):
                 found.append(f"emphasis that does not render in {short!r}: {msgstr[:80]!r}")
-    return [f"{path.relative_to(ROOT)}: {problem}" for problem in found]
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return [f"{name}: {problem}" for problem in found]
 
 
 def catalogs() -> list[Path]:
@@ -115,12 +122,18 @@ def extract(into: Path) -> Path:
     return into / "_build" / "gettext"
 
 
-def stale(pot_dir: Path) -> list[str]:
-    """Pages whose catalog is missing, or holds other messages than the page now has."""
+def stale(pot_dir: Path, catalog_dir: Path = CATALOGS) -> list[str]:
+    """Pages whose catalog is missing, or holds other messages than the page now has (a
+    catalog of no page is stale too)."""
     found = []
-    for pot in sorted(pot_dir.rglob("*.pot")):
+    pots = sorted(pot_dir.rglob("*.pot"))
+    pages = {pot.relative_to(pot_dir).with_suffix(".po") for pot in pots}
+    found += [f"{po.relative_to(catalog_dir)}: a catalog of no page"
+              for po in sorted(catalog_dir.rglob("*.po"))
+              if po.relative_to(catalog_dir) not in pages]
+    for pot in pots:
         relative = pot.relative_to(pot_dir).with_suffix(".po")
-        po = CATALOGS / relative
+        po = catalog_dir / relative
         if not po.exists():
             found.append(f"{relative}: no catalog for this page")
             continue

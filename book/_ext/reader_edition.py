@@ -231,13 +231,18 @@ def translate_markdown(markdown: str, messages: dict[str, str]) -> str:
     at a block's start, across any line breaks (and a block quote's marks), up to the block's
     end. Longer messages first: a short one ("Hint") may also end a longer one. Code blocks are
     left alone."""
-    parts = re.split(f"({FENCED_CODE.pattern})", markdown, flags=FENCED_CODE.flags)
+    # Prose and code blocks alternate: even parts are prose, odd parts code.
+    parts, start = [], 0
+    for code in FENCED_CODE.finditer(markdown):
+        parts += [markdown[start:code.start()], code[0]]
+        start = code.end()
+    parts.append(markdown[start:])
     for msgid, msgstr in sorted(messages.items(), key=lambda item: -len(item[0])):
         words = r"(?:[ \t]*\n[ \t>]*|[ \t]+)".join(map(re.escape, msgid.split()))
         found = re.compile(f"({BLOCK_START}){words}(?=[ \t]*(?:\\||$))", re.MULTILINE)
-        parts = [part if FENCED_CODE.fullmatch(part) or not part
-                 else found.sub(lambda m, s=msgstr: m[1] + s, part) for part in parts]
-    return "".join(p for p in parts if p is not None)
+        parts = [found.sub(lambda m, s=msgstr: m[1] + s, part) if i % 2 == 0 else part
+                 for i, part in enumerate(parts)]
+    return "".join(parts)
 
 
 # ---- cells ------------------------------------------------------------------------------------

@@ -680,14 +680,15 @@ NAVIGATION_TEXT = (
 )
 
 
-def search(page: Page, server: str, query: str) -> None:
-    """Search the site for ``query``. Sphinx lists the results, then fetches each page for its
-    snippet: wait for the search to finish and for every result's snippet (a result that is
-    an object has a span instead)."""
-    page.goto(f"{server}/search.html?q={query}", wait_until="networkidle")
+def search(page: Page, server: str, query: str, edition: str = "") -> None:
+    """Search the site (or the edition in the folder `edition`) for ``query``. Sphinx lists
+    the results, then fetches each page for its snippet: wait for the search to finish (its
+    summary, "Search finished" or Chinese 搜索完成) and for every result's snippet (a result
+    that is an object has a span instead)."""
+    page.goto(f"{server}/{edition}search.html?q={query}", wait_until="networkidle")
     page.wait_for_function(
-        """() => /Search finished/.test(document.querySelector('#search-results .search-summary')
-                                          ?.textContent || '')
+        """() => /Search finished|搜索完成/.test(
+                   document.querySelector('#search-results .search-summary')?.textContent || '')
           && [...document.querySelectorAll('#search-results ul.search > li')]
                .every(li => li.querySelector('p.context, span'))""",
         timeout=PAGE_TIMEOUT_MS,
@@ -733,4 +734,26 @@ def test_search_lists_a_glossary_term_once_and_fits_a_phone(
     glossary = [r for r in results if r[0].startswith("book/appendix/glossary.html")]
     assert glossary == [["book/appendix/glossary.html#term-retain_graph",
                          "retain_graph (Glossary)"]], results
+    assert width == [PHONE, PHONE]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("query", ["反向传播", "叶子节点"])
+def test_the_chinese_edition_finds_chinese_words(browser: Browser, server: str, query: str) -> None:
+    """Chinese has no spaces between words: Sphinx's Chinese search splits the pages (and the
+    query) with jieba, so a word is found inside a sentence."""
+    ctx = touch_phone(browser)
+    page = ctx.new_page()
+    search(page, server, query, edition="zh_CN/")
+    results = page.evaluate(
+        """() => [...document.querySelectorAll('#search-results ul.search > li')].map(li => ({
+          href: li.querySelector('a').getAttribute('href'),
+          snippet: (li.querySelector('p.context') || {textContent: ''}).textContent}))"""
+    )
+    width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    page.screenshot(path=str(SCREENSHOTS / f"search-zh-{query}-390.png"))
+    ctx.close()
+    chapters = [r for r in results if r["href"].startswith("book/chapters/")]
+    assert len(chapters) >= 2, results
+    assert any(query in r["snippet"] for r in results), results
     assert width == [PHONE, PHONE]

@@ -1,0 +1,307 @@
+"""The Chinese edition: its catalogs (scripts/translations.py), its site under zh_CN/ and the
+language switch between the two (book/_ext/languages.py), and its reader's editions
+(book/_ext/reader_edition.py).
+
+The catalog check is tried on catalogs made to fail; then it runs on the book's own (the drift
+gate: a changed English sentence fails until its translation is updated).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import languages
+import nbformat
+import pytest
+import reader_edition
+import translations
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+from bs4 import BeautifulSoup
+from site_tools import ROOT, site_pages
+
+CHINESE = languages.CHINESE
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def write_catalog(path: Path, messages: list[tuple[str, str, bool]],
+                  obsolete: tuple[str, ...] = ()) -> Path:
+    """A catalog of (msgid, msgstr, fuzzy) messages, and obsolete ones."""
+    catalog = Catalog(locale=CHINESE)
+    for msgid, msgstr, fuzzy in messages:
+        catalog.add(msgid, msgstr, flags=["fuzzy"] if fuzzy else [])
+    for msgid in obsolete:
+        catalog.obsolete[msgid] = catalog.__class__(locale=CHINESE).add(msgid, "旧的翻译")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        write_po(handle, catalog)
+    return path
+
+
+# ---- the catalog check, on catalogs made to fail -------------------------------------------------
+
+BROKEN = {
+    "untranslated": ("Every leaf has a `.grad`.", ""),
+    "fuzzy": ("The graph is built as the program runs.", "计算图在程序运行时构建。"),
+    "no Chinese": ("The graph is freed after backward.", "The graph is freed after backward."),
+    "markup changed": ("Call `y.backward()` once.", "调用一次 `backward()`。"),
+    "markup changed ": ("See {ref}`ch1-graph`.", "见 {ref}`计算图 <ch2-graph>`。"),
+    "markup changed  ": ("The vector $v$ of $v^T J$.", "$v^T J$ 中的向量。"),
+    "markup changed   ": ("Read [the notes](https://pytorch.org/a).", "阅读[说明](https://x.org)。"),
+    "emphasis that does not render": ("A **detached** tensor.", "一个**“分离”**的张量。"),
+}
+FORMULA = "\\frac{\\partial \\ell}{\\partial x} = v^\\top J"  # a displayed formula: the same TeX
+GOOD = [
+    ("Call `y.backward()` once.", "调用一次 `y.backward()`。"),
+    ("See {ref}`ch1-graph`.", "见 {ref}`计算图 <ch1-graph>`。"),
+    ("A {term}`leaf tensor`.", "一个{term}`叶子张量 <leaf tensor>`。"),
+    ("AccumulateGrad", "AccumulateGrad"),
+    (FORMULA, FORMULA),
+    ("A **detached** tensor.", "一个**分离出的**张量。"),
+]
+
+
+def test_the_catalog_check_names_each_kind_of_problem(tmp_path: Path) -> None:
+    messages = [(msgid, msgstr, kind == "fuzzy") for kind, (msgid, msgstr) in BROKEN.items()]
+    path = write_catalog(tmp_path / "page.po", messages, obsolete=("A sentence now gone.",))
+    found = translations.problems(path)
+    assert len(found) == len(BROKEN) + 1, found
+    for kind in BROKEN:
+        assert sum(f": {kind.strip()}" in f for f in found) >= 1, (kind, found)
+    assert any("obsolete" in f for f in found), found
+    good = write_catalog(tmp_path / "good.po", [(i, s, False) for i, s in GOOD])
+    assert translations.problems(good) == []
+
+
+def test_the_drift_gate_names_a_page_whose_english_changed(tmp_path: Path) -> None:
+    pots, catalogs = tmp_path / "pot", tmp_path / "po"
+    write_catalog(pots / "book" / "page.pot", [("The new sentence.", "", False),
+                                                ("A kept sentence.", "", False)])
+    write_catalog(catalogs / "book" / "page.po", [("The old sentence.", "旧句。", False),
+                                                  ("A kept sentence.", "保留的句子。", False)])
+    write_catalog(catalogs / "book" / "gone.po", [("Text.", "文字。", False)])
+    found = translations.stale(pots, catalogs)
+    assert any("book/page.po: 1 message(s) of the page not in the catalog" in f
+               and "The new sentence." in f for f in found), found
+    assert any("book/page.po: 1 message(s) no longer on the page" in f for f in found), found
+    assert any("book/gone.po: a catalog of no page" in f for f in found), found
+    write_catalog(catalogs / "book" / "page.po", [("The new sentence.", "新句。", False),
+                                                  ("A kept sentence.", "保留的句子。", False)])
+    (catalogs / "book" / "gone.po").unlink()
+    assert translations.stale(pots, catalogs) == []
+
+
+# ---- the book's catalogs: the drift gate -----------------------------------------------------
+
+
+def test_every_message_of_every_page_is_translated_current_and_keeps_its_markup() -> None:
+    catalogs = translations.catalogs()
+    assert len(catalogs) == len(list((ROOT / "book").rglob("*.ipynb"))) + 3  # + intro, appendix
+    found = translations.check(catalogs)
+    assert found == [], "\n".join(found)
+    total = 0
+    for path in catalogs:
+        with path.open("rb") as handle:
+            total += sum(1 for m in read_po(handle) if m.id)
+    print(f"{total} messages in {len(catalogs)} catalogs, all translated")
+
+
+# ---- the translated Markdown of a reader's edition ---------------------------------------------
+
+MESSAGES = {
+    "Hint": "提示",
+    "What `detach()` returns": "`detach()` 返回什么",
+    "A leaf has no node; its gradient goes to `.grad`.": "叶子没有节点；它的梯度存入 `.grad`。",
+    "a list item over two lines": "跨两行的列表项",
+    "a cell": "一个单元格",
+    "quoted text": "引用的文字",
+}
+
+
+def test_translated_markdown_replaces_whole_blocks_and_leaves_code_alone() -> None:
+    markdown = "\n".join([
+        "## What `detach()` returns",
+        "",
+        "A leaf has no node;",
+        "its gradient goes to `.grad`.",
+        "",
+        "- a list item",
+        "  over two lines",
+        "",
+        "| a cell | Hint and more |",
+        "",
+        "> quoted",
+        "> text",
+        "",
+        ":::{admonition} Hint",
+        "A leaf has no node; its gradient goes to `.grad`.",
+        ":::",
+        "",
+        "```python",
+        "Hint",
+        "```",
+    ])
+    assert reader_edition.translate_markdown(markdown, MESSAGES) == "\n".join([
+        "## `detach()` 返回什么",
+        "",
+        "叶子没有节点；它的梯度存入 `.grad`。",
+        "",
+        "- 跨两行的列表项",
+        "",
+        "| 一个单元格 | Hint and more |",
+        "",
+        "> 引用的文字",
+        "",
+        ":::{admonition} 提示",
+        "叶子没有节点；它的梯度存入 `.grad`。",
+        ":::",
+        "",
+        "```python",
+        "Hint",
+        "```",
+    ])
+
+
+# ---- the Chinese site ----------------------------------------------------------------------------
+
+
+def english_pages(site: Path) -> list[Path]:
+    return [p for p in site_pages(site) if p.relative_to(site).parts[0] != CHINESE]
+
+
+def switch(page: Path) -> tuple[Path, str] | None:
+    """Where the page's language switch leads, and its text; None if it has none."""
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    link = soup.select_one("a.language-switch")
+    if link is None:
+        return None
+    return (page.parent / urlsplit(link["href"]).path).resolve(), link.get_text()
+
+
+def themed(page: Path) -> bool:
+    """A page in the theme's layout (not a redirect or a full-size image page)."""
+    return "bd-header-article" in page.read_text(encoding="utf-8")
+
+
+def test_every_english_page_has_its_chinese_page_in_chinese(site: Path) -> None:
+    chinese = site / CHINESE
+    for page in english_pages(site):
+        twin = chinese / page.relative_to(site)
+        assert twin.is_file(), twin
+        if not themed(page):
+            continue
+        soup = BeautifulSoup(twin.read_text(encoding="utf-8"), "html.parser")
+        assert soup.html["lang"] == "zh-CN", twin
+        title = soup.select_one("title").get_text()
+        assert CJK.search(title), (twin, title)
+        # The themes' own words: the search field and the page navigation.
+        placeholder = soup.select_one(".search-button-field .search-button__default-text")
+        assert placeholder is not None and placeholder.get_text().strip() == "搜索", twin
+        article = soup.select_one("article.bd-article").get_text()
+        assert len(CJK.findall(article)) > 20, twin
+
+
+def test_the_language_switch_leads_to_the_same_page_and_back_from_every_page(
+    site: Path,
+) -> None:
+    checked = 0
+    for page in site_pages(site):
+        found = switch(page)
+        if not themed(page):
+            assert found is None, page
+            continue
+        assert found is not None, f"{page}: no language switch"
+        target, name = found
+        assert target.is_file(), f"{page}: the switch leads to {target}, which does not exist"
+        english = page.relative_to(site).parts[0] != CHINESE
+        assert name == ("中文" if english else "English"), (page, name)
+        expected = (site / CHINESE / page.relative_to(site) if english
+                    else site / page.relative_to(site / CHINESE))
+        assert target == expected.resolve(), (page, target)
+        back = switch(target)
+        assert back is not None and back[0] == page.resolve(), (page, target, back)
+        checked += 1
+    assert checked >= 2 * 10, checked
+
+
+def test_the_chinese_glossary_shows_each_term_in_both_languages(site: Path) -> None:
+    page = "book/appendix/glossary.html"
+    terms = {}
+    for folder in (site, site / CHINESE):
+        soup = BeautifulSoup((folder / page).read_text(encoding="utf-8"), "html.parser")
+        terms[folder] = {dt["id"]: dt.get_text().strip() for dt in soup.select("dl.glossary dt")}
+    english, chinese = terms[site], terms[site / CHINESE]
+    assert english.keys() == chinese.keys() and len(english) > 30
+    words = dict(re.findall(r"^\| ([^|]+?) \| ([^|（]+?)(?:（[^|]*）)? \|$",
+                            (ROOT / "book/locale/zh_CN/terms.md").read_text(encoding="utf-8"),
+                            re.MULTILINE))
+    for anchor, term in english.items():
+        shown = chinese[anchor]
+        assert term in shown, (term, shown)
+        if translations.needs_chinese(term):
+            assert CJK.search(shown), (term, shown)
+        if term in words:
+            assert words[term] in shown, (term, words[term], shown)
+
+
+def test_the_chinese_search_index_splits_chinese_into_words(site: Path) -> None:
+    index = (site / CHINESE / "searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(index[index.index("(") + 1:index.rindex(")")])["terms"]
+    for word in ("反向传播", "叶子节点", "计算图", "梯度"):
+        assert word in terms, word
+
+
+# ---- the Chinese reader's editions ---------------------------------------------------------------
+
+
+def editions(site: Path, folder: Path) -> dict[str, nbformat.NotebookNode]:
+    return {p.name: nbformat.read(p, as_version=4)
+            for p in sorted((folder / reader_edition.FOLDER).glob("*.ipynb"))}
+
+
+def test_the_chinese_reader_editions_carry_no_english_markdown_cell(site: Path) -> None:
+    english, chinese = editions(site, site), editions(site, site / CHINESE)
+    assert english.keys() == chinese.keys() and len(chinese) == 7
+    for name, edition in chinese.items():
+        with (translations.CATALOGS / "book/chapters" / name).with_suffix(".po").open("rb") as f:
+            prose = [" ".join(m.id.split()) for m in read_po(f)
+                     if m.id and translations.needs_chinese(m.id) and len(m.id.split()) > 2]
+        pairs = list(zip(english[name].cells, edition.cells, strict=True))
+        for original, cell in pairs:
+            assert cell.cell_type == original.cell_type, name
+            if cell.cell_type == "code":
+                assert cell.outputs == original.outputs, name
+                continue
+            text = " ".join(cell.source.split())
+            assert CJK.search(cell.source), f"{name}: a markdown cell without Chinese: {text[:80]}"
+            left = [m for m in prose if m in text]
+            assert left == [], f"{name}: English left in a markdown cell: {left[0][:80]}"
+            assert reader_edition.myst_left(cell.source) == [], (name, text[:80])
+            links = re.findall(r"\]\((https://[^)]+)\)", cell.source)
+            site_url = reader_edition.site_url("https://github.com/miniautograd/autograd-book")
+            assert all(not u.startswith(site_url) or u.startswith(f"{site_url}{CHINESE}/")
+                       for u in links), (name, links)
+
+
+def test_the_chinese_site_serves_its_editions_and_their_zip(site: Path) -> None:
+    folder = site / CHINESE / reader_edition.FOLDER
+    with zipfile.ZipFile(folder / reader_edition.ZIP_NAME) as archive:
+        names = sorted(archive.namelist())
+        assert names == sorted(p.name for p in folder.glob("*.ipynb"))
+        for name in names:
+            assert archive.read(name) == (folder / name).read_bytes(), name
+    page = (site / CHINESE / "book/chapters/01_what_autograd_does.html").read_text("utf-8")
+    soup = BeautifulSoup(page, "html.parser")
+    links = {a.get_text(): a["href"] for a in soup.select("a.chapter-run-link")}
+    assert links["下载 notebook"] == "../../notebooks/01_what_autograd_does.ipynb"
+    assert links["在 Colab 中打开"].endswith("/blob/notebooks/zh_CN/01_what_autograd_does.ipynb")
+
+
+@pytest.mark.parametrize("markdown", ["*选读：主线和练习都不需要它。*",
+                                      "*A side road: not needed.*"])
+def test_a_side_roads_mark_opens_a_fold_in_either_language(markdown: str) -> None:
+    assert reader_edition.fold_split(f"## 标题\n\n{markdown}\n\n正文。") is not None
