@@ -3,6 +3,7 @@
 #                  the reader's edition of every chapter in _build/html/notebooks
 #   make notebooks the same: the reader's editions are written by the site build
 #   make lab       JupyterLab on the reader's editions, copied once into notebooks/
+#                  (`make lab EDITION=zh_CN`: the Chinese ones, into notebooks/zh_CN/)
 #   make test      set up, then lint, build, and run every test: scripts/run-tests.sh
 #                  (Hypothesis derandomized: the same examples on every run)
 #   make test-random  the engine's property tests with fresh random examples
@@ -43,11 +44,14 @@ notebooks: book
 
 # A learner's copy: each chapter's reader's edition is copied into notebooks/ only if it is not
 # there yet, so that edits survive; delete a file to get that chapter afresh.
+# `make lab EDITION=zh_CN`: the Chinese editions, in notebooks/zh_CN/.
+EDITION ?=
+LAB_DIR := notebooks$(if $(EDITION),/$(EDITION))
 lab: notebooks
-	@mkdir -p notebooks; for edition in _build/html/notebooks/*.ipynb; do \
-	  [ -e "notebooks/$${edition##*/}" ] || cp "$$edition" notebooks/; done
-	@echo "Your copies of the chapters are in notebooks/ (delete one to get it afresh)."
-	$(VENV)/bin/jupyter lab notebooks
+	@mkdir -p $(LAB_DIR); for edition in _build/html/$(if $(EDITION),$(EDITION)/)notebooks/*.ipynb; do \
+	  [ -e "$(LAB_DIR)/$${edition##*/}" ] || cp "$$edition" $(LAB_DIR)/; done
+	@echo "Your copies of the chapters are in $(LAB_DIR)/ (delete one to get it afresh)."
+	$(VENV)/bin/jupyter lab $(LAB_DIR)
 
 test: setup
 	@scripts/install-os-deps.sh graphviz chromium

@@ -41,6 +41,7 @@ IDENTIFIER = re.compile(r"^[\w.()\-]*[A-Z_\d.][\w.()\-]*$")  # AccumulateGrad, g
 INLINE = MarkdownIt("commonmark")
 TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
+COMMENT_LINE = re.compile(r"^[ \t]*%", re.MULTILINE)
 
 
 def role_key(match: re.Match[str]) -> str:
@@ -76,7 +77,9 @@ def needs_chinese(msgid: str) -> bool:
     """English prose, as opposed to a name that both editions write the same way, or a
     displayed formula (its TeX is the message)."""
     prose = MATH.sub(" ", CODE.sub(" ", ROLE.sub(" ", msgid)))
-    if TEX_COMMAND.search(prose) and not ENGLISH_WORD.search(TEX_COMMAND.sub(" ", prose)):
+    formula = prose.lstrip().startswith("\\") or (
+        TEX_COMMAND.search(prose) and not ENGLISH_WORD.search(TEX_COMMAND.sub(" ", prose)))
+    if formula:
         return False
     words = prose.split()
     return len(words) > 1 or (len(words) == 1 and not IDENTIFIER.match(words[0]))
@@ -104,6 +107,9 @@ def problems(path: Path) -> list[str]:
             if lost or added:
                 found.append(f"markup changed in {short!r}: lost {sorted(lost)}, "
                              f"added {sorted(added)}")
+            if COMMENT_LINE.search(msgstr) and not COMMENT_LINE.search(msgid):
+                found.append(f"a comment line (TeX's or MyST's %, which no page shows) in the "
+                             f"translation of {short!r}")
             if unrendered_stars(msgstr) > unrendered_stars(msgid):
                 found.append(f"emphasis that does not render in {short!r}: {msgstr[:80]!r}")
     name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path

@@ -9,12 +9,18 @@ the themes translate their own words. This extension adds what neither does:
   tags that tell search engines the two pages are one;
 - the book's own interface words (the chapter pages' run links, the folds' labels) in the
   page's language (``text``);
-- the Chinese edition's title.
+- the Chinese edition's title;
+- Chinese search that knows the book's terms: Sphinx splits Chinese text into words with
+  jieba, which cuts 反向传播 into 反向 and 传播, while the search page looks a query up
+  whole. The terms of book/locale/zh_CN/terms.md become a jieba dictionary, so the index
+  holds each term whole as well as its parts.
 """
 
 from __future__ import annotations
 
 import html
+import re
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -27,6 +33,10 @@ NAMES = {ENGLISH: "English", CHINESE: "中文"}
 HREFLANG = {ENGLISH: "en", CHINESE: "zh-CN"}
 TITLES = {CHINESE: "Autograd：运行与重建"}
 SWITCH_TEMPLATE = "language-switch.html"
+TERMS = Path(__file__).resolve().parents[1] / "locale" / CHINESE / "terms.md"
+# A row of the terms table: | English | 中文 |, the Chinese without a bracketed gloss.
+TERM_ROW = re.compile(r"^\| [^|]+ \| (?P<chinese>[^|（]+?)(?:（[^|]*）)? \|$", re.MULTILINE)
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # The book's interface words that are not on any page's source (each English string, as the
 # extensions write it, and its Chinese).
@@ -71,9 +81,20 @@ def page_in(app: Sphinx, pagename: str, target: str) -> str:
     return f"{up}{FOLDERS[target]}{pagename}.html"
 
 
+def chinese_terms() -> list[str]:
+    """The Chinese terms of terms.md, each a word for the search's splitter."""
+    found = [m["chinese"].strip() for m in TERM_ROW.finditer(TERMS.read_text(encoding="utf-8"))]
+    return sorted({t for t in found if CJK.search(t) and " " not in t and "N" not in t})
+
+
 def _configure(app: Sphinx, config: Any) -> None:
     if language(app) in TITLES:
         config.html_title = TITLES[language(app)]
+    if language(app) == CHINESE:
+        words = Path(app.outdir).parent / "search-words.txt"
+        words.parent.mkdir(parents=True, exist_ok=True)
+        words.write_text("".join(f"{term}\n" for term in chinese_terms()), encoding="utf-8")
+        config.html_search_options = {**config.html_search_options, "dict": str(words)}
     options = dict(config.html_theme_options)
     end = list(options.get("article_header_end", ["article-header-buttons.html"]))
     options["article_header_end"] = [SWITCH_TEMPLATE, *end]

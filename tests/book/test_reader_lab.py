@@ -4,7 +4,8 @@ under its heading, and no MyST markup shows.
 
 The server runs on 127.0.0.1 with its own settings, workspace and runtime folders (cells are
 all rendered at once, not windowed, so that all of them can be checked). A screenshot of each
-chapter's first exercise goes to _build/screenshots/lab-<chapter>.png.
+chapter's first exercise goes to _build/screenshots/lab-<chapter>.png (the Chinese editions':
+lab-zh_CN-<chapter>.png).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import reader_edition
+from languages import CHINESE
 from playwright.sync_api import Browser
 from site_tools import CHAPTERS, ROOT
 from test_browser import HOST
@@ -55,6 +57,7 @@ def lab(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     base = tmp_path_factory.mktemp("lab")
     notebooks = base / "notebooks"
     shutil.copytree(site / reader_edition.FOLDER, notebooks)
+    shutil.copytree(site / CHINESE / reader_edition.FOLDER, notebooks / CHINESE)
     for name, values in SETTINGS.items():
         path = base / "settings" / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,10 +95,13 @@ def lab(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+@pytest.mark.parametrize("language", ["", CHINESE])
 def test_jupyterlab_shows_hints_and_solutions_folded(
-    lab: str, browser: Browser, site: Path, chapter: Path
+    lab: str, browser: Browser, site: Path, chapter: Path, language: str
 ) -> None:
-    edition = nbformat.read(site / reader_edition.FOLDER / chapter.name, as_version=4)
+    folder = f"{language}/" if language else ""
+    edition = nbformat.read(site / folder / reader_edition.FOLDER / chapter.name, as_version=4)
+    shot = f"lab-{language}-{chapter.stem}" if language else f"lab-{chapter.stem}"
     folded = sum(1 for c in edition.cells if c.metadata.get("jupyter", {}).get("source_hidden"))
     markdown = sum(1 for c in edition.cells if c.cell_type == "markdown")
     # The hints, and any other fold the chapter has (a discussion after an exercise).
@@ -104,8 +110,8 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     try:
         # A workspace of its own: only this notebook open.
-        page.goto(f"{lab}/lab/workspaces/{chapter.stem}/tree/{chapter.name}?token={TOKEN}",
-                  timeout=RENDER_TIMEOUT_MS)
+        page.goto(f"{lab}/lab/workspaces/{language or 'en'}-{chapter.stem}/tree/"
+                  f"{folder}{chapter.name}?token={TOKEN}", timeout=RENDER_TIMEOUT_MS)
         rendered = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
         # Wait for what is checked: every Markdown cell rendered with its content (JupyterLab
         # fills them in asynchronously, later on a busy machine), and the folds among them.
@@ -139,12 +145,12 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
         if roads:
             cells.nth(roads[0]).scroll_into_view_if_needed()
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOTS / f"lab-{chapter.stem}-side-road.png"))
+            page.screenshot(path=str(SCREENSHOTS / f"{shot}-side-road.png"))
         first = folds.first
         first.scroll_into_view_if_needed()
         page.evaluate("window.scrollBy && document.querySelector('.jp-WindowedPanel-outer, "
                       ".jp-Notebook').scrollBy(0, -200)")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"lab-{chapter.stem}.png"))
+        page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
     finally:
         page.close()
