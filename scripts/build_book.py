@@ -26,6 +26,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"
@@ -142,6 +145,11 @@ def build_edition(language: str) -> int:
     command line's, with warnings as errors), with Sphinx's `language` set."""
     from jupyter_book.sphinx import build_sphinx
 
+    # Sphinx compiles the catalogs itself, but only after it has loaded the translations of
+    # the interface (sphinx.po): compiled first, they are there on a first build too.
+    for po in (ROOT / "book" / "locale" / language / "LC_MESSAGES").rglob("*.po"):
+        with po.open("rb") as source, po.with_suffix(".mo").open("wb") as target:
+            write_mo(target, read_po(source, locale=language))
     return build_sphinx(
         ROOT, BUILD / language / "html", path_config=str(ROOT / "_config.yml"), noconfig=True,
         confoverrides={"language": language, "external_toc_path": "_toc.yml",

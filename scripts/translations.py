@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LANGUAGE = "zh_CN"
 LOCALE = ROOT / "book" / "locale"
 CATALOGS = LOCALE / LANGUAGE / "LC_MESSAGES"
+# The interface words the themes and Sphinx leave untranslated in Chinese (tooltips, the search
+# field): Sphinx reads this catalog after its own and the themes', for what they lack.
+INTERFACE = CATALOGS / "sphinx.po"
 GETTEXT = ("build", ".", "--builder", "custom", "--custom-builder", "gettext")
 
 CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
@@ -117,7 +120,8 @@ def problems(path: Path) -> list[str]:
 
 
 def catalogs() -> list[Path]:
-    return sorted(CATALOGS.rglob("*.po"))
+    """The pages' catalogs (the interface catalog is checked with them, see `check`)."""
+    return sorted(p for p in CATALOGS.rglob("*.po") if p != INTERFACE)
 
 
 def extract(into: Path) -> Path:
@@ -136,7 +140,7 @@ def stale(pot_dir: Path, catalog_dir: Path = CATALOGS) -> list[str]:
     pages = {pot.relative_to(pot_dir).with_suffix(".po") for pot in pots}
     found += [f"{po.relative_to(catalog_dir)}: a catalog of no page"
               for po in sorted(catalog_dir.rglob("*.po"))
-              if po.relative_to(catalog_dir) not in pages]
+              if po.relative_to(catalog_dir) not in pages and po.name != INTERFACE.name]
     for pot in pots:
         relative = pot.relative_to(pot_dir).with_suffix(".po")
         po = catalog_dir / relative
@@ -151,7 +155,8 @@ def stale(pot_dir: Path, catalog_dir: Path = CATALOGS) -> list[str]:
         if missing := wanted - have:
             found.append(f"{relative}: {len(missing)} message(s) of the page not in the "
                          f"catalog (or fuzzy), e.g. {' '.join(sorted(missing)[0].split())[:70]!r}")
-        if extra := have - wanted:
+        # The interface catalog also holds the themes' words, which no page of ours extracts.
+        if (extra := have - wanted) and po.name != INTERFACE.name:
             found.append(f"{relative}: {len(extra)} message(s) no longer on the page, e.g. "
                          f"{' '.join(sorted(extra)[0].split())[:70]!r}")
     return found
@@ -163,7 +168,7 @@ def tidy(path: Path) -> None:
         catalog = read_po(handle, locale=LANGUAGE)
     catalog.project, catalog.version = "Autograd, Run and Rebuilt", ""
     catalog.fuzzy = False
-    catalog.header_comment = "# The Chinese edition of this page (scripts/translations.py)."
+    catalog.header_comment = "# The Chinese edition of the book (scripts/translations.py)."
     with path.open("wb") as handle:
         write_po(handle, catalog, width=76, omit_header=False, ignore_obsolete=False)
     text = path.read_text(encoding="utf-8")
@@ -186,7 +191,7 @@ def check(paths: list[Path]) -> list[str]:
     found = []
     with tempfile.TemporaryDirectory() as scratch:
         found += stale(extract(Path(scratch)))
-    for path in paths:
+    for path in [*paths, INTERFACE]:
         found += problems(path)
     return found
 

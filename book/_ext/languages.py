@@ -91,6 +91,9 @@ def _configure(app: Sphinx, config: Any) -> None:
     if language(app) in TITLES:
         config.html_title = TITLES[language(app)]
     if language(app) == CHINESE:
+        # Folds' labels that myst-nb and sphinx-togglebutton take from the configuration.
+        config.nb_code_prompt_show, config.nb_code_prompt_hide = "显示代码", "隐藏代码"
+        config.togglebutton_hint, config.togglebutton_hint_hide = "点击展开", "点击收起"
         words = Path(app.outdir).parent / "search-words.txt"
         words.parent.mkdir(parents=True, exist_ok=True)
         words.write_text("".join(f"{term}\n" for term in chinese_terms()), encoding="utf-8")
@@ -98,6 +101,8 @@ def _configure(app: Sphinx, config: Any) -> None:
     options = dict(config.html_theme_options)
     end = list(options.get("article_header_end", ["article-header-buttons.html"]))
     options["article_header_end"] = [SWITCH_TEMPLATE, *end]
+    if language(app) == CHINESE:
+        options["search_bar_text"] = "搜索本书…"  # a theme option: no catalog translates it
     config.html_theme_options = options
 
 
@@ -122,6 +127,8 @@ def _switch(app: Sphinx, pagename: str, templatename: str, context: dict[str, An
 
 
 def setup(app: Sphinx) -> dict[str, object]:
-    app.connect("config-inited", _configure)
+    # Before sphinx-togglebutton writes its fold hints from the configuration (also at
+    # config-inited, at the default priority 500).
+    app.connect("config-inited", _configure, priority=400)
     app.connect("html-page-context", _switch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -753,7 +753,7 @@ def test_the_chinese_edition_finds_chinese_words(browser: Browser, server: str, 
     width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     page.screenshot(path=str(SCREENSHOTS / f"search-zh-{query}-390.png"))
     ctx.close()
-    chapters = [r for r in results if r["href"].startswith("book/chapters/")]
-    assert len(chapters) >= 2, results
+    # Chapter 1 introduces both words (the glossary holds them too).
+    assert any(r["href"].startswith("book/chapters/01_") for r in results), results
     assert any(query in r["snippet"] for r in results), results
     assert width == [PHONE, PHONE]

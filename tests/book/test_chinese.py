@@ -169,6 +169,14 @@ def test_translated_markdown_replaces_whole_blocks_and_leaves_code_alone() -> No
 # ---- the Chinese site ----------------------------------------------------------------------------
 
 
+# What Sphinx, the themes and the book's extensions write in English where nothing translates
+# it: tooltips, the search field, fold labels, run links.
+INTERFACE_WORDS = ("Search this book", "Toggle primary sidebar", "Toggle secondary sidebar",
+                   "Color mode", "System Settings", "Link to this heading", "Show code cell",
+                   "Click to show", "Open in Colab", "Download notebook", "Show the solution",
+                   "Show the side road", "Show the same run")
+
+
 def english_pages(site: Path) -> list[Path]:
     return [p for p in site_pages(site) if p.relative_to(site).parts[0] != CHINESE]
 
@@ -201,6 +209,8 @@ def test_every_english_page_has_its_chinese_page_in_chinese(site: Path) -> None:
         # The themes' own words: the search field and the page navigation.
         placeholder = soup.select_one(".search-button__default-text")
         assert placeholder is not None and placeholder.get_text().strip() == "搜索", twin
+        html = twin.read_text(encoding="utf-8")
+        assert [w for w in INTERFACE_WORDS if w in html] == [], twin
         content = soup.select_one(".bd-content").get_text()
         assert len(CJK.findall(content)) > 3, twin
 
