@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+import translations
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -120,9 +121,6 @@ def build(force: bool = False, capture: bool = False) -> bool:
     english = subprocess.run([str(jupyter_book), *COMMAND], cwd=ROOT, text=True, **output)
     if english.returncode:
         raise subprocess.CalledProcessError(english.returncode, english.args, english.stdout)
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import translations
-
     problems = translations.check(translations.catalogs())
     if problems:
         log = "\n".join(["The Chinese edition's catalogs do not match the pages "

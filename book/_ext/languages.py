@@ -55,7 +55,6 @@ WORDS = {
         "Show the side road": "展开选读内容",
         "Hide the side road": "收起选读内容",
         "Solution": "参考答案",
-        "Read this page in English": "Read this page in English",
         "Read this page in Chinese": "阅读本页的中文版",
     },
 }
@@ -88,9 +87,12 @@ def chinese_terms() -> list[str]:
 
 
 def _configure(app: Sphinx, config: Any) -> None:
-    if language(app) in TITLES:
-        config.html_title = TITLES[language(app)]
+    options = dict(config.html_theme_options)
+    end = list(options.get("article_header_end", ["article-header-buttons.html"]))
+    options["article_header_end"] = [SWITCH_TEMPLATE, *end]
     if language(app) == CHINESE:
+        config.html_title = TITLES[CHINESE]
+        options["search_bar_text"] = "搜索本书…"  # a theme option: no catalog translates it
         # Folds' labels that myst-nb and sphinx-togglebutton take from the configuration.
         config.nb_code_prompt_show, config.nb_code_prompt_hide = "显示代码", "隐藏代码"
         config.togglebutton_hint, config.togglebutton_hint_hide = "点击展开", "点击收起"
@@ -98,11 +100,6 @@ def _configure(app: Sphinx, config: Any) -> None:
         words.parent.mkdir(parents=True, exist_ok=True)
         words.write_text("".join(f"{term}\n" for term in chinese_terms()), encoding="utf-8")
         config.html_search_options = {**config.html_search_options, "dict": str(words)}
-    options = dict(config.html_theme_options)
-    end = list(options.get("article_header_end", ["article-header-buttons.html"]))
-    options["article_header_end"] = [SWITCH_TEMPLATE, *end]
-    if language(app) == CHINESE:
-        options["search_bar_text"] = "搜索本书…"  # a theme option: no catalog translates it
     config.html_theme_options = options
 
 
