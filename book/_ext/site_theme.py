@@ -12,6 +12,10 @@
   ten icons as SVG; the theme's CSS draws the same icons with its icon font), and the
   article, not the whole ``<main>`` with its sidebars and print-only table of contents, is
   the ``role="main"`` region that Sphinx's search reads its snippets from.
+- No search index on pages other than the search page: pydata-sphinx-theme loads Sphinx's
+  search scripts and the whole index (80 kB in English, 150 kB in Chinese, whose words jieba
+  splits into many more terms) on every page for its search-as-you-type, which the book does
+  not turn on; the search field sends its query to the search page, which loads them.
 - Inline code may break only after ``.``, ``_`` or ``(`` (a ``<wbr>`` there), never inside a
   name: ``torch.no_grad()`` breaks as ``torch.|no_|grad(|)``, not ``torch.no_gr|ad()``.
 - On a phone, each row of a prose table is a card: every cell under its column's name
@@ -39,6 +43,12 @@ THEME_OPTIONS = {
 ICON_SCRIPT = re.compile(
     r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>'
 )
+# The search scripts pydata-sphinx-theme puts in every page's head (the search page loads its
+# own, deferred, which this does not match).
+INLINE_SEARCH = re.compile(
+    r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
+    r'searchindex\.js)"></script>'
+)
 ICON_DIR = "icons"
 ICON_CSS = "icons.css"
 
@@ -53,6 +63,10 @@ def _configure(app: Sphinx, config: Any) -> None:
 
 def without_icon_script(html: str) -> str:
     return ICON_SCRIPT.sub("", html)
+
+
+def without_inline_search(html: str) -> str:
+    return INLINE_SEARCH.sub("", html)
 
 
 def article_is_main(html: str) -> str:
@@ -117,6 +131,7 @@ def _filters(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
     app.builder.templates.environment.filters["without_icon_script"] = without_icon_script
+    app.builder.templates.environment.filters["without_inline_search"] = without_inline_search
     app.builder.templates.environment.filters["article_is_main"] = article_is_main
     app.add_css_file(ICON_CSS)
 
