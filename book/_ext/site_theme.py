@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import languages
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -116,10 +117,11 @@ def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> No
         if head is None or body is None:
             continue
         names = [entry.astext() for entry in head.findall(nodes.entry)]
+        colon = "：" if languages.language(app) == languages.CHINESE else ": "
         table["classes"].append("cards-on-phone")
         for row in body.findall(nodes.row):
             for name, entry in zip(names, row.findall(nodes.entry), strict=False):
-                label = nodes.inline("", f"{name}: ", classes=["cell-label"])
+                label = nodes.inline("", f"{name}{colon}", classes=["cell-label"])
                 first = entry.children[0] if entry.children else None
                 if isinstance(first, nodes.paragraph):
                     first.insert(0, label)
