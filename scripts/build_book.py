@@ -21,6 +21,7 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -118,9 +119,11 @@ def build(force: bool = False, capture: bool = False) -> bool:
     output = {"stdout": subprocess.PIPE if capture else None,
               "stderr": subprocess.STDOUT if capture else None}
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    started = time.monotonic()
     english = subprocess.run([str(jupyter_book), *COMMAND], cwd=ROOT, text=True, **output)
     if english.returncode:
         raise subprocess.CalledProcessError(english.returncode, english.args, english.stdout)
+    english_s, started = time.monotonic() - started, time.monotonic()
     problems = translations.check(translations.catalogs())
     if problems:
         log = "\n".join(["The Chinese edition's catalogs do not match the pages "
@@ -128,12 +131,15 @@ def build(force: bool = False, capture: bool = False) -> bool:
                          *problems])
         print(log, file=sys.stderr)
         raise subprocess.CalledProcessError(1, "translations check", (english.stdout or "") + log)
+    check_s, started = time.monotonic() - started, time.monotonic()
     chinese = subprocess.run([sys.executable, __file__, "--edition", CHINESE], cwd=ROOT,
                              text=True, **output)
     if chinese.returncode:
         raise subprocess.CalledProcessError(chinese.returncode, chinese.args,
                                             (english.stdout or "") + (chinese.stdout or ""))
     shutil.move(CHINESE_BUILD / "html", HTML / CHINESE)
+    print(f"Built the English site in {english_s:.0f} s, checked the catalogs in {check_s:.0f} s "
+          f"and built the Chinese site in {time.monotonic() - started:.0f} s.")
     DIGEST.write_text(expected)
     return True
 
