@@ -270,8 +270,10 @@ def test_pages_publish_the_book_only_with_its_release_on_pypi() -> None:
     gate = next(s for s in build["steps"] if s.get("id") == "release")
     assert gate["run"] == ".venv/bin/python scripts/check_publishing.py --released"
     gated = [s for s in build["steps"] if s.get("if") == "steps.release.outputs.released == 'true'"]
-    assert [s.get("run", s.get("uses")) for s in gated][-3:] == [
-        "make book", "actions/upload-artifact@v5", "actions/upload-pages-artifact@v5"]
+    # The build, the branch's layout of the reader's editions, their upload, the site's upload.
+    assert [s.get("run", s.get("uses")).split()[0] for s in gated][-4:] == [
+        "make", "mkdir", "actions/upload-artifact@v5", "actions/upload-pages-artifact@v5"]
+    assert gated[-4]["run"] == "make book"
     assert deploy["if"] == "needs.build.outputs.released == 'true'"
     assert deploy["environment"]["name"] == "github-pages"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
@@ -283,16 +285,21 @@ def configured_branch() -> str:
 
 def test_pages_publish_the_reader_editions_to_the_branch_colab_opens() -> None:
     """Once the site is deployed, the reader's editions it was built with become the one commit
-    of the branch that the chapters' "Open in Colab" links name."""
+    of the branch that the chapters' "Open in Colab" links name: the English ones at its root,
+    the Chinese ones in zh_CN/ (chapter_page.colab_url)."""
     jobs = workflow("pages.yml")["jobs"]
     keep = next(s for s in jobs["build"]["steps"] if "upload-artifact" in s.get("uses", ""))
-    assert keep["with"]["path"] == f"_build/html/{reader_edition.FOLDER}/*.ipynb"
+    layout = jobs["build"]["steps"][jobs["build"]["steps"].index(keep) - 1]["run"]
+    assert keep["with"]["path"] == "_build/branch"
+    assert f"cp _build/html/{reader_edition.FOLDER}/*.ipynb _build/branch/\n" in layout
+    assert f"cp _build/html/zh_CN/{reader_edition.FOLDER}/*.ipynb _build/branch/zh_CN/" in layout
     notebooks = jobs["notebooks"]
     assert notebooks["needs"] == ["build", "deploy"]
     assert notebooks["permissions"] == {"contents": "write"}
     fetch, push = notebooks["steps"]
     assert fetch["with"]["name"] == keep["with"]["name"]
     assert f"--initial-branch {reader_edition.BRANCH}" in push["run"]
+    assert "git add -- *.ipynb zh_CN/*.ipynb" in push["run"]
     assert push["run"].rstrip().endswith(f".git\" {reader_edition.BRANCH}")
 
 
