@@ -149,15 +149,16 @@ def build_edition(language: str) -> int:
     command line's, with warnings as errors), with Sphinx's `language` set."""
     from jupyter_book.sphinx import build_sphinx
 
-    # Sphinx compiles the catalogs itself, but only after it has loaded the translations of
-    # the interface (sphinx.po): compiled first, they are there on a first build too.
+    # Compiled here, not by Sphinx (gettext_auto_build off): Sphinx compiles them only after it
+    # has loaded the translations of the interface (sphinx.po), too late for a first build.
     for po in (ROOT / "book" / "locale" / language / "LC_MESSAGES").rglob("*.po"):
         with po.open("rb") as source, po.with_suffix(".mo").open("wb") as target:
             write_mo(target, read_po(source, locale=language))
     return build_sphinx(
         ROOT, BUILD / language / "html", path_config=str(ROOT / "_config.yml"), noconfig=True,
         confoverrides={"language": language, "external_toc_path": "_toc.yml",
-                       "nitpicky": True, "latex_individualpages": False},
+                       "nitpicky": True, "latex_individualpages": False,
+                       "gettext_auto_build": False},
         builder="html", warningiserror=True, keep_going=True, freshenv=True,
     )
 

@@ -25,7 +25,7 @@ from bs4 import BeautifulSoup
 from site_tools import ROOT, site_pages
 
 CHINESE = languages.CHINESE
-CJK = re.compile(r"[\u4e00-\u9fff]")
+CJK = translations.CJK
 
 
 def write_catalog(path: Path, messages: list[tuple[str, str, bool]],
