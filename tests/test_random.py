@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch_versions import skip_if_changed
 
 from miniautograd import _random as R
 
@@ -173,6 +174,7 @@ def test_interleaved_calls_advance_the_stream_identically():
         assert_same_state()
 
 
+@skip_if_changed("uniform_upper_bound")
 @pytest.mark.parametrize(("dtype", "tdtype"), DTYPES, ids=["f32", "f64"])
 def test_uniform_never_returns_its_upper_bound(dtype, tdtype):
     # Over [1, next float after 1), x * (hi - lo) + lo rounds up to hi for every x > 1/2; torch
@@ -366,6 +368,7 @@ def test_fma_on_cancelling_and_tie_cases():
 
 
 @pytest.mark.slow
+@skip_if_changed("plain_kernel_normal")
 def test_plain_cpu_build_matches_too():
     """ATEN_CPU_CAPABILITY=default makes torch run its plain (non-AVX2) kernels, without FMA and
     with the C library's logf/sinf/cosf: both libraries read the variable at import."""

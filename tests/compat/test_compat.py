@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from torch_versions import skip_if_changed
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted((HERE / "programs").glob("*.py"))
@@ -116,7 +117,13 @@ def test_every_program_is_collected() -> None:
     assert len(PROGRAMS) >= 25, [p.name for p in PROGRAMS]
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+# Programs that print what a torch release changed (torch_versions.py), skipped where it does.
+CHANGED = {"makemore_layers": "batch_norm_repr"}  # prints BatchNorm1d's repr
+
+
+@pytest.mark.parametrize("program", [
+    pytest.param(p, id=p.stem, marks=[skip_if_changed(CHANGED[p.stem])] if p.stem in CHANGED
+                 else []) for p in PROGRAMS])
 def test_program_prints_torchs_numbers(program: Path, reports: dict) -> None:
     theirs, mine = reports["torch"][program.name], reports["miniautograd"][program.name]
     assert theirs["returncode"] == 0, f"the program fails on torch:\n{theirs['stderr']}"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from helpers import NoGrad, check_op, uniform
+from torch_versions import skip_if_changed
 
 POS = uniform((3, 4), 0.5, 2.0)  # log, sqrt, fractional powers, denominators
 POS_ROW = uniform((4,), 0.5, 2.0, seed=2)
@@ -36,10 +37,14 @@ MIXED = {"rtol": 2e-5, "atol": 2e-6}  # rows that compute in float32 whatever th
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
-def row(name, inputs, fn, **options):
-    marks = ()
+def row(name, inputs, fn, *, changed=None, **options):
+    """A row of the table; `changed`: the torch_versions.CHANGES entry it meets, on the
+    releases that made it (skipped there: test_torch_versions.py checks both rules)."""
+    marks = []
     if name in KNOWN_DIFFERENCES:
-        marks = pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name])
+        marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name]))
+    if changed:
+        marks.append(skip_if_changed(changed))
     return pytest.param(inputs, fn, options, id=name, marks=marks)
 
 
@@ -206,7 +211,20 @@ OPS = [
         lambda t, a, b: t.minimum(a, b)),
     row("relu_at_zero", [np.array([-1.0, 0.0, 1.0])], lambda t, a: a.relu()),
     row("abs_at_zero", [np.array([-1.0, 0.0, 1.0])], lambda t, a: a.abs()),
-    row("clamp_at_bounds", [np.array([-1.0, 0.0, 1.0, 2.0])], lambda t, a: a.clamp(0.0, 1.0)),
+    row("clamp_at_bounds", [np.array([-1.0, 0.0, 1.0, 2.0])], lambda t, a: a.clamp(0.0, 1.0),
+        changed="clamp_scalar_bound"),
+    # tensor bounds (broadcast, one side open, crossed: min > max gives max), no ties
+    row("clamp_tensor_bounds", [uniform((3, 4), -2.0, 2.0, seed=8), uniform((3, 4), -1.0, 0.0,
+                                                                              seed=9),
+                                uniform((4,), 0.0, 1.0, seed=10)],
+        lambda t, a, low, high: a.clamp(low, high)),
+    row("clamp_tensor_min_only", [uniform((3, 4), -2.0, 2.0, seed=8),
+                                  uniform((3, 4), -1.0, 1.0, seed=9)],
+        lambda t, a, low: t.clamp(a, min=low)),
+    row("clamp_tensor_bounds_crossed", [uniform((3, 4), -2.0, 2.0, seed=8),
+                                        uniform((3, 4), 0.5, 1.0, seed=9),
+                                        uniform((3, 4), -1.0, 0.0, seed=10)],
+        lambda t, a, low, high: a.clamp(low, high)),
     row("max_dim_ties", [np.array([[3.0, 3.0, 1.0], [2.0, 5.0, 5.0]])], lambda t, a: a.max(1)),
     row("min_dim_ties", [np.array([[3.0, 1.0, 1.0], [0.0, 5.0, 0.0]])], lambda t, a: a.min(1)),
     row("sqrt_at_zero", [np.array([0.0, 1.0, 4.0])], lambda t, a: a.sqrt()),
@@ -396,7 +414,8 @@ OPS = [
     row("F_mse_loss_const_target", [(3, 4), NoGrad(np.ones((3, 4)))],
         lambda t, a, b: t.nn.functional.mse_loss(a, b)),
     row("F_mse_loss_mixed_dtypes", [(3, 4), (3, 4)],
-        lambda t, a, b: t.nn.functional.mse_loss(a.float(), b.double()), **MIXED),
+        lambda t, a, b: t.nn.functional.mse_loss(a.float(), b.double()),
+        changed="mse_loss_mixed_dtypes", **MIXED),
     row("F_bce_with_logits", [(3, 4), PROBS], lambda t, a, y: _bce(t, a, y)),
     row("F_bce_with_logits_sum", [(3, 4), NoGrad(PROBS)],
         lambda t, a, y: _bce(t, a, y, reduction="sum")),

@@ -46,6 +46,11 @@ def _is_bool(value: Any) -> bool:
 
 
 def _refuse_bool_subtraction(a: Any, b: Any) -> None:
+    if _is_bool(a) and _is_bool(b) and isinstance(a, Tensor) and isinstance(b, Tensor):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead."
+        )
     if _is_bool(a) or _is_bool(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
@@ -508,6 +513,36 @@ class ClampMin(Clamp):
     node_name = "ClampMinBackward0"
 
 
+class ClampTensor(Op):
+    """``clamp`` with tensor bounds: each bound is an input and gets the gradient where it is
+    the result (torch 2.13's rule: a tie goes to ``a``; torch 2.14 splits it, README.md)."""
+
+    node_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        ctx.save(self=a, min=low, max=high)
+        data = a._data.astype(result_dtype(*(t for t in (a, low, high) if t is not None)),
+                              copy=False)
+        if low is not None:
+            data = np.maximum(data, low._data)
+        if high is not None:
+            data = np.minimum(data, high._data)
+        return data
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, low, high = ctx.saved_tensors
+        zero = grad * 0
+        if low is not None and high is not None:
+            return (where((a >= low) & (a <= high), grad, zero),
+                    where((a < low) & (low < high), grad, zero),
+                    where((a > high) | (low > high), grad, zero))
+        if low is not None:
+            return where(a >= low, grad, zero), where(a < low, grad, zero), None
+        return where(a <= high, grad, zero), None, where(a > high, grad, zero)
+
+
 class Maximum(Op):
     function: Any = staticmethod(np.maximum)
     wins: Any = staticmethod(np.greater)
@@ -589,7 +624,13 @@ def rpow(self, base):
 
 
 def clamp(self, min=None, max=None):  # noqa: A002 - torch's keyword names
-    return Clamp.apply(self, min=min, max=max)
+    bounds = (min, max)
+    if not any(isinstance(b, Tensor) for b in bounds):
+        return Clamp.apply(self, min=min, max=max)
+    if not all(b is None or isinstance(b, Tensor) for b in bounds):
+        raise TypeError("clamp() received an invalid combination of arguments: give both "
+                        "bounds as tensors, or both as numbers (None leaves a side open)")
+    return ClampTensor.apply(self, min, max)
 
 
 def clamp_min(self, min):  # noqa: A002 - torch's keyword name
