@@ -6,8 +6,10 @@ and all of them in one zip), which the chapter pages' "Download" and "Open in Co
 serve. What changes on the way:
 
 - MyST, which only the site understands, becomes Markdown that Jupyter and Colab render:
-  label lines go; ``{ref}``, ``{term}`` and ``{doc}`` become links to the published page and
-  anchor (resolved by Sphinx itself, after it has read every page); admonitions become block
+  label lines become HTML anchors with the site's ids; ``{ref}``, ``{term}`` and ``{doc}``
+  become links (resolved by Sphinx itself, after it has read every page): to an anchor of the
+  same notebook, to the reader's edition of another chapter beside it (as in the zip, and on
+  the branch Colab opens them from), or else to the published page; admonitions become block
   quotes, and dropdowns (the hints) ``<details>`` folds. Math stays ``$...$``.
 - Verification cells (tag ``book-check``: assertions of the book's claims, settings that only
   the stored outputs need) are left out; the site hides them too, and nbval runs them on the
@@ -82,7 +84,7 @@ FOLDED_WHOLE = {"jupyter": {"source_hidden": True, "outputs_hidden": True}, "cel
 
 # ---- MyST to Jupyter Markdown -----------------------------------------------------------------
 
-LABEL = re.compile(r"^\([\w.:-]+\)=[ \t]*$")
+LABEL = re.compile(r"^\((?P<name>[\w.:-]+)\)=[ \t]*$")
 ROLE = re.compile(r"\{([a-z][\w:-]*)\}`([^`]+)`")
 CODE_OR_ROLE = re.compile(
     r"^(?P<fenced>```|~~~).*?^(?P=fenced)[ \t]*$"  # a fenced code block
@@ -124,11 +126,13 @@ def myst_left(markdown: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Target:
-    """A page of the published site (its path below the site's root) and an anchor on it."""
+    """A page of the published site (its path below the site's root) and an anchor on it;
+    `docname`: the page's source, where known (a chapter has a reader's edition too)."""
 
     page: str
     anchor: str = ""
     title: str = ""
+    docname: str = ""
 
 
 Resolve = Callable[[str, str, str], Target]  # (role, target, current docname) -> Target
@@ -136,19 +140,32 @@ Resolve = Callable[[str, str, str], Target]  # (role, target, current docname) -
 
 def convert_markdown(markdown: str, docname: str, resolve: Resolve, site_url: str) -> str:
     """MyST markdown of the page `docname` as Markdown that Jupyter and Colab render."""
-    return _roles(_blocks(markdown.split("\n")), docname, resolve, site_url)
+    def anchor(label: str) -> str:
+        return resolve("ref", label, docname).anchor
+
+    return _roles(_blocks(markdown.split("\n"), anchor), docname, resolve, site_url)
 
 
-def _blocks(lines: list[str]) -> str:
+def _blocks(lines: list[str], anchor: Callable[[str], str]) -> str:
+    """The block syntax converted; a label becomes an HTML anchor with the site's id, which a
+    link from elsewhere in the notebook scrolls to."""
     out: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
         opening = FENCE.match(line)
-        if LABEL.match(line):
+        if label := LABEL.match(line):
+            name = anchor(label["name"])
+            tag = f'<a id="{name}" name="{name}"></a>'
             i += 1
-            if i < len(lines) and not lines[i].strip() and (not out or not out[-1].strip()):
+            if i < len(lines) and not lines[i].strip():
                 i += 1  # the label's own blank line
+            if i < len(lines) and re.match(r"#{1,6} ", lines[i]):
+                # On the heading's line: the cell stays a heading cell, which JupyterLab
+                # collapses (side roads) and lists in its table of contents.
+                lines[i] = f"{lines[i].rstrip()} {tag}"
+            else:
+                out.extend([tag, ""])
             continue
         if not opening:
             out.append(line)
@@ -164,7 +181,7 @@ def _blocks(lines: list[str]) -> str:
             key, value = OPTION.match(body[0]).groups()
             options[key] = value
             body = body[1:]
-        out.extend(_directive(name, opening["title"].strip(), options, _blocks(body)))
+        out.extend(_directive(name, opening["title"].strip(), options, _blocks(body, anchor)))
         i = end + 1
     return "\n".join(out)
 
@@ -202,7 +219,13 @@ def _roles(text: str, docname: str, resolve: Resolve, site_url: str) -> str:
         explicit = EXPLICIT.match(content)
         text, target = (explicit["text"], explicit["target"]) if explicit else (None, content)
         found = resolve(role, " ".join(target.split()), docname)
-        url = site_url + found.page + (f"#{found.anchor}" if found.anchor else "")
+        fragment = f"#{found.anchor}" if found.anchor else ""
+        if found.docname == docname and fragment:
+            url = fragment  # in this notebook: it scrolls there
+        elif found.docname.startswith(CHAPTERS):
+            url = edition_path(found.docname).rsplit("/", 1)[-1] + fragment  # the edition beside it
+        else:
+            url = site_url + found.page + fragment
         return f"[{text or found.title or target}]({url})"
 
     # Code (spans and fenced blocks) is left alone: a role inside it is an example.
@@ -336,18 +359,18 @@ def sphinx_resolver(app: Sphinx) -> Resolve:
     def resolve(role: str, target: str, docname: str) -> Target:
         if role == "ref" and target.lower() in std.labels:
             doc, anchor, title = std.labels[target.lower()]
-            return Target(page(doc), anchor, title)
+            return Target(page(doc), anchor, title, doc)
         if role == "ref" and target.lower() in std.anonlabels:  # a label on no section
             doc, anchor = std.anonlabels[target.lower()]
-            return Target(page(doc), anchor)
+            return Target(page(doc), anchor, "", doc)
         if role == "term" and target.lower() in terms:
             doc, anchor = terms[target.lower()]
-            return Target(page(doc), anchor)
+            return Target(page(doc), anchor, "", doc)
         if role == "doc":
             doc = (target.lstrip("/") if target.startswith("/")
                    else normpath(join(dirname(docname), target)))
             if doc in env.titles:
-                return Target(page(doc), "", env.titles[doc].astext())
+                return Target(page(doc), "", env.titles[doc].astext(), doc)
         raise UnknownMySTError(f"{docname}: cannot resolve {{{role}}}`{target}`")
 
     return resolve
