@@ -26,14 +26,33 @@ ROOT = Path(__file__).resolve().parents[1]
 TAG = "remove-cell"
 # What the chapters may import that Google Colab does not ship (or ships at another version).
 COLAB_EXTRAS = ("micrograd", "mygrad", "autograd", "gymnasium")
+# Everything outside the standard library a chapter may import, for a reader's own machine:
+# the import's name and the name of its pin in requirements.txt (TensorFlow's CPU build, which
+# the tests use, is `tensorflow` for a reader: the same release, on every platform). NumPy
+# comes with miniautograd.
+READER_PACKAGES = {
+    "torch": "torch", "matplotlib": "matplotlib",
+    "tensorflow": "tensorflow-cpu", "gymnasium": "gymnasium", "micrograd": "micrograd",
+    "mygrad": "mygrad", "autograd": "autograd",
+}
+# Graphviz draws SVGs with this class on their top group: a chapter that shows one needs the
+# graphviz package and its `dot` program.
+GRAPHVIZ_SVG = 'class="graph"'
 
 TEMPLATE = """\
-# In Colab: install miniautograd {version} (the release that made the outputs below){also}.
-# Elsewhere, install them yourself: pip install {requirements}
+# In Colab this installs miniautograd {version} (which made the outputs below){also}.
+# Elsewhere: pip install {elsewhere}
+#   {system}
 import sys
 
 if "google.colab" in sys.modules:
     %pip install --quiet {requirements}"""
+# What else a reader's machine needs, besides Python packages.
+GRAPHVIZ = "Graphviz's dot program, for the drawings (apt, brew or conda install graphviz)"
+COMPILER = "a C++ compiler, for torch.compile's default backend (g++ or clang)"
+NOTHING_ELSE = "nothing else: no Graphviz, no compiler"
+# torch.compile without a backend of the chapter's own compiles C++ on a CPU.
+DEFAULT_COMPILE = re.compile(r"torch\.compile\((?![^)]*backend=)")
 
 
 def companion_version(pyproject: Path = ROOT / "companion" / "pyproject.toml") -> str:
@@ -57,6 +76,26 @@ def imported_extras(notebook: nbformat.NotebookNode) -> list[str]:
     ]
 
 
+def draws_graphs(notebook: nbformat.NotebookNode) -> bool:
+    """Whether the notebook shows a drawing made by Graphviz."""
+    return any(GRAPHVIZ_SVG in str(output.get("data", {}).get("image/svg+xml", ""))
+               for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+def reader_requirements(notebook: nbformat.NotebookNode | None) -> list[str]:
+    """What a reader outside Colab installs for the chapter: the companion (with its drawing
+    extra where the chapter draws), and the pin of every package the chapter imports."""
+    pinned = pins()
+    code = "" if notebook is None else "\n".join(
+        cell.source for cell in notebook.cells if cell.cell_type == "code")
+    graph = "[graph]" if notebook is not None and draws_graphs(notebook) else ""
+    found = [f"miniautograd{graph}=={companion_version()}"]
+    for module, name in READER_PACKAGES.items():
+        if re.search(rf"^\s*(?:import|from)\s+{module}\b", code, re.MULTILINE):
+            found.append(pinned[name].replace(f"{name}==", f"{module}=="))
+    return found
+
+
 def bootstrap_source(notebook: nbformat.NotebookNode | None = None) -> str:
     """The source of the bootstrap cell, as `notebook` must carry it (None: no extras)."""
     pinned = pins()
@@ -67,7 +106,18 @@ def bootstrap_source(notebook: nbformat.NotebookNode | None = None) -> str:
     also = f", with {' and '.join(extras)}" if extras else ""
     requirements = " ".join([f"miniautograd=={companion_version()}",
                              *(pinned[name] for name in extras)])
-    return TEMPLATE.format(version=companion_version(), also=also, requirements=requirements)
+    elsewhere = " ".join(f'"{r}"' if "[" in r else r for r in reader_requirements(notebook))
+    return TEMPLATE.format(version=companion_version(), also=also, requirements=requirements,
+                           elsewhere=elsewhere, system=system_needs(notebook))
+
+
+def system_needs(notebook: nbformat.NotebookNode | None) -> str:
+    """What a reader's machine needs besides the packages: Graphviz, a compiler."""
+    if notebook is None:
+        return f"and {NOTHING_ELSE}"
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    needs = [GRAPHVIZ] * draws_graphs(notebook) + [COMPILER] * bool(DEFAULT_COMPILE.search(code))
+    return "and " + ("; and ".join(needs) if needs else NOTHING_ELSE)
 
 
 def is_bootstrap(cell: nbformat.NotebookNode) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import tarfile
 import urllib.error
 import urllib.request
@@ -240,6 +241,11 @@ def test_ci_runs_make_test_on_every_push_and_pull_request_with_caches() -> None:
     cached = [step["with"]["path"] for step in caches]
     assert cached == ["~/.cache/pip", "~/.npm"]
     assert job["strategy"]["matrix"]["python"] == ["3.11", "3.12"]
+    # Colab's Python, for the Colab leg: the one tests/colab-requirements.txt names.
+    colab = re.search(r"^# python: (\S+)$", (ROOT / "tests" / "colab-requirements.txt").read_text(),
+                      re.MULTILINE).group(1)
+    setups = [step for step in job["steps"] if "actions/setup-python" in step.get("uses", "")]
+    assert [step["with"]["python-version"] for step in setups] == [colab]
 
 
 def test_a_release_tests_then_publishes_to_pypi_with_trusted_publishing() -> None:

@@ -36,12 +36,15 @@ CHECK_CODE = re.compile(r"raise (RuntimeError|AssertionError)\(\s*f?[\"']expecte
 
 
 def fake_resolve(role: str, target: str, docname: str) -> Target:
+    """Labels ch1-* are on chapter 1's page, ch3-* on chapter 3's; terms on the glossary."""
     if target == "missing":
         raise reader_edition.UnknownMySTError(target)
-    titles = {"ch1-graph": "The graph", "../intro": "The introduction"}
-    page = "book/intro.html" if role == "doc" else "book/chapters/01.html"
+    titles = {"ch1-graph": "The graph", "ch3-ctx": "What ctx keeps",
+              "../intro": "The introduction"}
+    doc = ("book/intro" if role == "doc" else "book/appendix/glossary" if role == "term"
+           else "book/chapters/03_custom" if target.startswith("ch3-") else "book/chapters/01")
     anchor = "" if role == "doc" else f"term-{target}" if role == "term" else target
-    return Target(page, anchor, titles.get(target, ""))
+    return Target(f"{doc}.html", anchor, titles.get(target, ""), doc)
 
 
 def convert(markdown: str) -> str:
@@ -81,7 +84,7 @@ def test_each_construct_becomes_markdown() -> None:
         "## The graph",
         "",
         "A {term}`leaf <leaf tensor>`, a {term}`Jacobian`, {ref}`ch1-graph`, {ref}`this part",
-        "<ch1-graph>` and {doc}`../intro`; `{ref}` in code stays.",
+        "<ch1-graph>`, {ref}`ch3-ctx` and {doc}`../intro`; `{ref}` in code stays.",
         "",
         "::::{admonition} Common descriptions, checked",
         ":class: note",
@@ -99,15 +102,17 @@ def test_each_construct_becomes_markdown() -> None:
         "```",
     ])
     assert convert(page) == "\n".join([
-        "## The graph",
+        '## The graph <a id="ch1-graph" name="ch1-graph"></a>',
         "",
-        f"A [leaf]({SITE_URL}book/chapters/01.html#term-leaf tensor), "
-        f"a [Jacobian]({SITE_URL}book/chapters/01.html#term-Jacobian), "
-        f"[The graph]({SITE_URL}book/chapters/01.html#ch1-graph), "
-        f"[this part]({SITE_URL}book/chapters/01.html#ch1-graph) and "
+        f"A [leaf]({SITE_URL}book/appendix/glossary.html#term-leaf tensor), "
+        f"a [Jacobian]({SITE_URL}book/appendix/glossary.html#term-Jacobian), "
+        "[The graph](#ch1-graph), [this part](#ch1-graph), "
+        "[What ctx keeps](03_custom.ipynb#ch3-ctx) and "
         f"[The introduction]({SITE_URL}book/intro.html); `{{ref}}` in code stays.",
         "",
         "> **Common descriptions, checked**",
+        ">",
+        '> <a id="ch1-claim" name="ch1-claim"></a>',
         ">",
         "> **A claim.** Its answer.",
         "",
@@ -180,7 +185,8 @@ def test_a_side_road_collapses_under_its_heading_and_a_parity_run_folds_whole() 
     edition = reader_edition.reader_edition(nbformat.v4.new_notebook(cells=cells),
                                             "book/chapters/01", fake_resolve, SITE_URL)
     heading, body, code, main, loose, parity = edition.cells
-    assert heading.source == "## A road\n\n*A side road: the main path does not need it.*"
+    assert heading.source == ('## A road <a id="ch1-road" name="ch1-road"></a>\n\n'
+                              "*A side road: the main path does not need it.*")
     assert heading.metadata == {"jp-MarkdownHeadingCollapsed": True}
     assert (body.id, body.source, body.metadata) == ("road-body", "Its first paragraph.", {})
     assert code.source == "x = 1"
@@ -244,7 +250,7 @@ def edition_problems(source: nbformat.NotebookNode, edition: nbformat.NotebookNo
                 problems.append(f"cell {cell.id}: a scrubbed repr")
     first = edition.cells[0]
     expected = bootstrap_cell.bootstrap_source(source)
-    if first.source != expected or len(first.source.splitlines()) > 6:
+    if first.source != expected or len(first.source.splitlines()) > 7:
         problems.append(f"the first cell is not the short bootstrap cell: {first.source!r}")
     text = "\n".join(c.source for c in edition.cells)
     if "AUTOGRAD_BOOK" in text or "environ.get" in first.source:
@@ -297,6 +303,35 @@ def test_every_link_to_the_site_reaches_its_page_and_anchor(site: Path, chapter:
         if not page.is_file() or (parts.fragment and unquote(parts.fragment) not in anchors(page)):
             broken.append(link)
     assert broken == []
+
+
+def notebook_anchors(edition: nbformat.NotebookNode) -> set[str]:
+    return {m for c in edition.cells if c.cell_type == "markdown"
+            for m in re.findall(r'<a id="([^"]+)"', c.source)}
+
+
+@pytest.mark.parametrize("language", ["", "zh_CN"])
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_links_within_the_editions_reach_their_anchor(site: Path, chapter: Path,
+                                                      language: str) -> None:
+    """A link to this chapter scrolls to an anchor of this notebook; a link to another
+    chapter opens that chapter's edition beside it, at an anchor it has."""
+    folder = site / language / reader_edition.FOLDER
+    edition = nbformat.read(folder / chapter.name, as_version=4)
+    text = "\n".join(c.source for c in edition.cells if c.cell_type == "markdown")
+    local = re.findall(r"\]\(#([^)\s]+)\)", text)
+    beside = re.findall(r"\]\((\d\d_\w+\.ipynb)(?:#([^)\s]+))?\)", text)
+    assert local or beside, "no link within the editions"
+    broken = [f"#{a}" for a in local if a not in notebook_anchors(edition)]
+    for name, anchor in beside:
+        other = folder / name
+        if not other.is_file() or (anchor and anchor not in notebook_anchors(
+                nbformat.read(other, as_version=4))):
+            broken.append(f"{name}#{anchor}")
+    assert broken == []
+    pages = [link for link in re.findall(r"\]\(([^)\s]+)\)", text)
+             if re.search(r"book/chapters/\d\d_", link)]
+    assert pages == [], "a link to a chapter's page where its edition is beside this one"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
