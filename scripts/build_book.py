@@ -37,7 +37,9 @@ HTML = BUILD / "html"
 DIGEST = BUILD / "html.inputs.sha256"
 LOCK = BUILD / "html.lock"
 INPUTS = ("_config.yml", "_toc.yml", "requirements.txt", "constraints.txt", "package-lock.json",
-          "scripts/translations.py")
+          "scripts/translations.py",
+          # the torch releases the chapter pages say they run on (chapter_page.torch_range)
+          "tests/colab-requirements.txt", "tests/newest-torch.txt")
 IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__"}
 IGNORED_SUFFIXES = {".mo"}  # compiled catalogs: Sphinx writes them during the build
 COMMAND = ("build", ".", "--builder", "html", "-W", "-n", "--keep-going", "--all")

@@ -59,6 +59,18 @@ logger = logging.getLogger(__name__)
 # ---- versions and links ---------------------------------------------------------------------
 
 
+ROOT = Path(__file__).resolve().parents[2]
+# The ends of the torch range the book is tested on (README.md, "Versions"): Colab's release
+# and the newest.
+RANGE_FILES = (ROOT / "tests" / "colab-requirements.txt", ROOT / "tests" / "newest-torch.txt")
+
+
+def torch_range() -> tuple[str, str]:
+    """(Colab's torch, the newest torch), as make test runs them."""
+    found = [re.search(r"^torch==(\S+)$", path.read_text(), re.MULTILINE) for path in RANGE_FILES]
+    return found[0].group(1), found[1].group(1)
+
+
 def versions(notebook: dict[str, Any]) -> tuple[str, str] | None:
     """(torch, miniautograd) versions printed by the first visible code cell, if it does."""
     for cell in notebook.get("cells", []):
@@ -102,8 +114,12 @@ def run_links(app: Sphinx, docname: str) -> str:
     found = versions(json.loads(source.read_text(encoding="utf-8")))
     if found:
         torch_version, mini_version = (html.escape(v) for v in found)
-        produced = languages.text(app, "Outputs produced with PyTorch {torch} and miniautograd "
-                                  "{mini}.", torch=torch_version, mini=mini_version)
+        oldest, newest = torch_range()
+        produced = languages.text(
+            app, "Outputs produced with PyTorch {torch} and miniautograd {mini}. The chapter "
+            "runs on PyTorch {oldest} (Colab's) to {newest}, which word some messages and "
+            "warnings otherwise.", torch=torch_version, mini=mini_version, oldest=oldest,
+            newest=newest)
         parts.append(f'<span class="chapter-versions">{produced}</span>')
     return f'<p class="chapter-run">{" ".join(parts)}</p>\n'
 

@@ -45,8 +45,11 @@ WORDS = {
         "Open in Colab": "在 Colab 中打开",
         "Download notebook": "下载 notebook",
         "All chapters (zip)": "全部章节（zip）",
-        "Outputs produced with PyTorch {torch} and miniautograd {mini}.":
-            "输出由 PyTorch {torch} 与 miniautograd {mini} 生成。",
+        "Outputs produced with PyTorch {torch} and miniautograd {mini}. The chapter runs on "
+        "PyTorch {oldest} (Colab's) to {newest}, which word some messages and warnings "
+        "otherwise.":
+            "输出由 PyTorch {torch} 与 miniautograd {mini} 生成。本章可在 PyTorch {oldest}"
+            "（Colab 自带的版本）至 {newest} 上运行，这些版本的部分报错与警告措辞不同。",
         "Open the full-size image": "打开原尺寸图片",
         "Show the solution": "显示参考答案",
         "Hide the solution": "隐藏参考答案",

@@ -164,8 +164,14 @@ def test_each_chapter_has_run_links_and_the_versions_that_made_its_outputs(site:
         printed = chapter_page.versions(json.loads(notebook.read_text(encoding="utf-8")))
         assert printed is not None, f"{notebook.name}: its first code cell prints no versions"
         torch_version, mini_version = printed
+        oldest, newest = chapter_page.torch_range()
+        assert [oldest, newest] == [
+            re.search(r"^torch==(\S+)", (ROOT / name).read_text(), re.MULTILINE).group(1)
+            for name in ("tests/colab-requirements.txt", "tests/newest-torch.txt")]
         assert run.select_one(".chapter-versions").get_text() == (
-            f"Outputs produced with PyTorch {torch_version} and miniautograd {mini_version}."
+            f"Outputs produced with PyTorch {torch_version} and miniautograd {mini_version}. "
+            f"The chapter runs on PyTorch {oldest} (Colab's) to {newest}, which word some "
+            "messages and warnings otherwise."
         )
 
 
