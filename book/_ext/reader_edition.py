@@ -163,7 +163,7 @@ def _blocks(lines: list[str], anchor: Callable[[str], str]) -> str:
             if i < len(lines) and re.match(r"#{1,6} ", lines[i]):
                 # On the heading's line: the cell stays a heading cell, which JupyterLab
                 # collapses (side roads) and lists in its table of contents.
-                lines[i] = f"{lines[i].rstrip()} {tag}"
+                lines[i] = f"{lines[i].rstrip()}{tag}"  # no space: none in JupyterLab's id
             else:
                 out.extend([tag, ""])
             continue

@@ -102,7 +102,7 @@ def test_each_construct_becomes_markdown() -> None:
         "```",
     ])
     assert convert(page) == "\n".join([
-        '## The graph <a id="ch1-graph" name="ch1-graph"></a>',
+        '## The graph<a id="ch1-graph" name="ch1-graph"></a>',
         "",
         f"A [leaf]({SITE_URL}book/appendix/glossary.html#term-leaf tensor), "
         f"a [Jacobian]({SITE_URL}book/appendix/glossary.html#term-Jacobian), "
@@ -185,7 +185,7 @@ def test_a_side_road_collapses_under_its_heading_and_a_parity_run_folds_whole() 
     edition = reader_edition.reader_edition(nbformat.v4.new_notebook(cells=cells),
                                             "book/chapters/01", fake_resolve, SITE_URL)
     heading, body, code, main, loose, parity = edition.cells
-    assert heading.source == ('## A road <a id="ch1-road" name="ch1-road"></a>\n\n'
+    assert heading.source == ('## A road<a id="ch1-road" name="ch1-road"></a>\n\n'
                               "*A side road: the main path does not need it.*")
     assert heading.metadata == {"jp-MarkdownHeadingCollapsed": True}
     assert (body.id, body.source, body.metadata) == ("road-body", "Its first paragraph.", {})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -43,6 +44,11 @@ SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false", "checkForUpdates": False},
 }
+
+
+def lab_anchor(anchor: str) -> str:
+    """A selector for an anchor of the reader's edition, as JupyterLab renders it."""
+    return f'.jp-RenderedMarkdown a[data-jupyter-id="{anchor}"]'
 
 
 def free_port() -> int:
@@ -146,6 +152,25 @@ def test_jupyterlab_shows_hints_and_solutions_folded(
             cells.nth(roads[0]).scroll_into_view_if_needed()
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENSHOTS / f"{shot}-side-road.png"))
+        # Links within the notebook: JupyterLab keeps every anchor (as data-jupyter-id, its
+        # own id attribute), and a link to one that is not in a collapsed side road scrolls it
+        # into view.
+        anchors = [a for c in edition.cells if c.cell_type == "markdown"
+                   for a in re.findall(r'<a id="([^"]+)"', c.source)]
+        for anchor in anchors:
+            assert page.locator(lab_anchor(anchor)).count() == 1, anchor
+        links = page.locator('.jp-RenderedMarkdown a[href^="#"]:not(.jp-InternalAnchorLink)')
+        for n in range(links.count()):
+            link = links.nth(n)
+            target = page.locator(lab_anchor(link.get_attribute("href")[1:]))
+            if link.is_visible() and target.locator("xpath=..").is_visible():
+                link.click()
+                page.wait_for_timeout(500)
+                box, height = target.bounding_box(), page.viewport_size["height"]
+                assert box is not None and 0 <= box["y"] <= height, (link.inner_text(), box)
+                break
+        else:
+            assert not anchors, "no link within the notebook to try"
         first = folds.first
         first.scroll_into_view_if_needed()
         page.evaluate("window.scrollBy && document.querySelector('.jp-WindowedPanel-outer, "
