@@ -52,6 +52,15 @@ CHANGES = {
     "batch_norm_repr": Change(
         (2, 12), "`BatchNorm1d(3)` prints no `bias=`", "it prints `bias=True`",
         "test_batch_norm_repr"),
+    "inplace_error_node": Change(
+        (2, 13), "the error for a saved tensor changed in place names its node's class: "
+        "\"output 0 of SigmoidBackward0\"", "names the operation: \"output 0 of Sigmoid\"",
+        "test_inplace_error_names_the_operation"),
+    "unused_input_index": Change(
+        (2, 13), "`autograd.grad` of an input the graph does not use: \"One of the "
+        "differentiated Tensors appears to not have been used in the graph\"",
+        "\"The differentiated Tensor at index 1 appears to not have been used in the graph\"",
+        "test_unused_input_is_named_by_its_index"),
     "function_node_name": Change(
         (2, 13), "the node of a custom `autograd.Function` has no `name()`: calling it raises "
         "`RuntimeError: Attribute 'name' is invalid ...`", "`name()` returns its class's name, "

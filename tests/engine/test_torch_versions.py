@@ -71,6 +71,24 @@ def test_batch_norm_repr(t: Any, new: bool) -> None:
     assert ("bias=True" in repr(t.nn.BatchNorm1d(3))) == new
 
 
+@pytest.mark.parametrize(("t", "new"), sides("inplace_error_node"))
+def test_inplace_error_names_the_operation(t: Any, new: bool) -> None:
+    y = t.ones(3, requires_grad=True).sigmoid()
+    y.add_(1)
+    name = "Sigmoid" if new else "SigmoidBackward0"
+    with pytest.raises(RuntimeError, match=rf"which is output 0 of {name}, is at version 1"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize(("t", "new"), sides("unused_input_index"))
+def test_unused_input_is_named_by_its_index(t: Any, new: bool) -> None:
+    a, b = t.ones(2, requires_grad=True), t.ones(2, requires_grad=True)
+    message = ("The differentiated Tensor at index 1 appears" if new
+               else "One of the differentiated Tensors appears")
+    with pytest.raises(RuntimeError, match=message):
+        t.autograd.grad((a * 2).sum(), [a, b])
+
+
 @pytest.mark.parametrize(("t", "new"), sides("function_node_name"))
 def test_name_of_a_function_s_node(t: Any, new: bool) -> None:
     class Cube(t.autograd.Function):

@@ -379,8 +379,8 @@ def grad(
     for index, result in enumerate(results):
         if result is None and not (allow_unused or materialize_grads):
             raise RuntimeError(
-                "One of the differentiated Tensors appears to not have been used in the graph. "
-                "Set allow_unused=True if this is the desired behavior."
+                f"The differentiated Tensor at index {index} appears to not have been used in "
+                "the graph. Set allow_unused=True if this is the desired behavior."
             )
         if result is None and materialize_grads:
             results[index] = Tensor._make(np.zeros_like(inputs_t[index]._data))
