@@ -106,9 +106,13 @@ def bootstrap_source(notebook: nbformat.NotebookNode | None = None) -> str:
     also = f", with {' and '.join(extras)}" if extras else ""
     requirements = " ".join([f"miniautograd=={companion_version()}",
                              *(pinned[name] for name in extras)])
-    elsewhere = " ".join(f'"{r}"' if "[" in r else r for r in reader_requirements(notebook))
     return TEMPLATE.format(version=companion_version(), also=also, requirements=requirements,
-                           elsewhere=elsewhere, system=system_needs(notebook))
+                           elsewhere=reader_install(notebook), system=system_needs(notebook))
+
+
+def reader_install(notebook: nbformat.NotebookNode | None) -> str:
+    """The reader's requirements as they follow `pip install` in a shell (an extra quoted)."""
+    return " ".join(f'"{r}"' if "[" in r else r for r in reader_requirements(notebook))
 
 
 def system_needs(notebook: nbformat.NotebookNode | None) -> str:
