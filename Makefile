@@ -10,9 +10,11 @@
 #                  (strict nbval, never --nbval-lax; what CI runs: .ci/run)
 #   make execute   re-run every chapter notebook in place, top to bottom (for authors)
 #   make bench     run the benchmarks (benchmarks/run.py)
-# Supported Pythons: 3.11 and 3.12 (Colab's and Ubuntu 24.04's). `make PYTHON=python3.12 book`
-# picks one; any other version is refused. `make test` also runs the chapters on the other
-# supported version when it is installed (scripts/python-leg.sh), in .venv-<version>.
+# Pythons that build the book: 3.11 and 3.12 (Debian 12's and Ubuntu 24.04's).
+# `make PYTHON=python3.12 book` picks one; any other version is refused. `make test` also runs
+# the chapters on the other one when it is installed (scripts/python-leg.sh), in
+# .venv-<version>, and on Colab's Python, 3.13 (tests/book/test_colab_bootstrap.py), which it
+# needs installed (scripts/find-python.sh looks on PATH and in pyenv).
 # Set-up is incremental: .venv is created once and re-installed only when requirements.txt,
 # constraints.txt or companion/pyproject.toml change; OS packages and MathJax only when absent.
 
