@@ -26,6 +26,8 @@ nbval=(--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cf
        --nbval-cell-timeout=600 --nbval-kernel-startup-timeout=300)
 status=0
 mkdir -p _build
+# Each step's wall time, for README.md's "CI timing": took NAME START_SECONDS.
+took() { printf '   (%s: %d min %02d s)\n' "$1" $(((SECONDS - $2) / 60)) $(((SECONDS - $2) % 60)); }
 # Hypothesis: the same examples on every run, CI or not (tests/conftest.py).
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 
@@ -44,20 +46,26 @@ echo "== disk: $free_gb GB free; the venvs still to build need about $need_gb GB
 [ "$free_gb" -ge "$need_gb" ] || echo "WARNING: too little disk space; free at least $need_gb GB, or expect pip to fail with 'No space left on device'"
 
 echo "== The Colab leg: started in the background (log: $COLAB_LOG)"
-"$PY" -m pytest -p no:cacheprovider "$COLAB_TEST" >"$COLAB_LOG" 2>&1 &
+{ start=$SECONDS; "$PY" -m pytest -p no:cacheprovider "$COLAB_TEST"; result=$?
+  took "the Colab leg" "$start"; exit "$result"; } >"$COLAB_LOG" 2>&1 &
 colab=$!
 echo "== Chapters on Python $OTHER_PYTHON_VERSION: started in the background (log: $PYTHON_LOG)"
 echo "   then torch $COLAB_TORCH and torch $NEWEST_TORCH (log: $TORCH_LOG)"
 (
-  scripts/python-leg.sh "$OTHER_PYTHON_VERSION" "${chapters[@]}" "${nbval[@]}" >"$PYTHON_LOG" 2>&1
-  python_status=$?
+  start=$SECONDS
+  { scripts/python-leg.sh "$OTHER_PYTHON_VERSION" "${chapters[@]}" "${nbval[@]}"
+    python_status=$?; took "Python $OTHER_PYTHON_VERSION" "$start"; } >"$PYTHON_LOG" 2>&1
   {
     echo "-- torch $COLAB_TORCH (Colab's), Python $COLAB_PYTHON: cross-checks (the chapters ran in the Colab leg)"
+    start=$SECONDS
     scripts/torch-leg.sh "$COLAB_TORCH" "$COLAB_PYTHON"
     colab_status=$?
+    took "torch $COLAB_TORCH" "$start"
     echo "-- torch $NEWEST_TORCH (the newest), Python $MAIN_PYTHON: cross-checks and chapters"
+    start=$SECONDS
     scripts/torch-leg.sh "$NEWEST_TORCH" "$MAIN_PYTHON" --chapters
     newest_status=$?
+    took "torch $NEWEST_TORCH" "$start"
   } >"$TORCH_LOG" 2>&1
   [ "$python_status" -eq 0 ] && [ "$colab_status" -eq 0 ] && [ "$newest_status" -eq 0 ]
 ) &
@@ -68,19 +76,27 @@ echo "== ruff check"
 "$PY" -m ruff check . || status=1
 
 echo "== book build (-W -n)"
+start=$SECONDS
 "$PY" scripts/build_book.py || status=1
+took "book build" "$start"
 
 echo "== pytest: unit, cross-checks, book tests, strict nbval of ${#chapters[@]} chapter(s)"
+start=$SECONDS
 "$PY" -m pytest tests "${chapters[@]}" --ignore="$COLAB_TEST" "${nbval[@]}" || status=1
+took "pytest" "$start"
 
 echo "== strict nbval again, with the numeric kernels of another CPU class"
+start=$SECONDS
 (
   eval "$(scripts/other-cpu-env.sh)"
   echo "   ($AUTOGRAD_BOOK_KERNELS)"
   "$PY" -m pytest -p no:cacheprovider "${chapters[@]}" "${nbval[@]}" -q
 ) || status=1
+took "strict nbval, other kernels" "$start"
 
+start=$SECONDS
 wait "$other_legs" || status=1
+took "then waiting for the legs alongside" "$start"
 echo "== Chapters on Python $OTHER_PYTHON_VERSION (ran alongside)"
 cat "$PYTHON_LOG"
 echo "== The two ends of the torch range (ran alongside)"
@@ -89,9 +105,12 @@ cat "$TORCH_LOG"
 echo "== publishing: the companion's sdist and wheel, twine check, workflow schemas (README.md)"
 "$PY" scripts/check_publishing.py || status=1
 
+start=$SECONDS
 wait "$colab" || status=1
+took "then waiting for the Colab leg" "$start"
 echo "== The Colab leg (ran alongside)"
 cat "$COLAB_LOG"
+took "make test's checks in all" 0
 
 [ "$status" -eq 0 ] && echo "make test: all checks passed" || echo "make test: FAILED (see above)"
 exit "$status"
