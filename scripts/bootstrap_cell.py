@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
@@ -67,13 +68,18 @@ def pins(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
     return {name.lower(): f"{name}=={version}" for name, version in found}
 
 
+def imported(notebook: nbformat.NotebookNode | None, names: Iterable[str]) -> list[str]:
+    """The modules of `names` that the notebook's code cells import, in that order."""
+    if notebook is None:
+        return []
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    return [name for name in names
+            if re.search(rf"^\s*(?:import|from)\s+{name}\b", code, re.MULTILINE)]
+
+
 def imported_extras(notebook: nbformat.NotebookNode) -> list[str]:
     """The packages of COLAB_EXTRAS that the notebook's code cells import, in that order."""
-    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
-    return [
-        name for name in COLAB_EXTRAS
-        if re.search(rf"^\s*(?:import|from)\s+{name}\b", code, re.MULTILINE)
-    ]
+    return imported(notebook, COLAB_EXTRAS)
 
 
 def draws_graphs(notebook: nbformat.NotebookNode) -> bool:
@@ -86,13 +92,11 @@ def reader_requirements(notebook: nbformat.NotebookNode | None) -> list[str]:
     """What a reader outside Colab installs for the chapter: the companion (with its drawing
     extra where the chapter draws), and the pin of every package the chapter imports."""
     pinned = pins()
-    code = "" if notebook is None else "\n".join(
-        cell.source for cell in notebook.cells if cell.cell_type == "code")
     graph = "[graph]" if notebook is not None and draws_graphs(notebook) else ""
     found = [f"miniautograd{graph}=={companion_version()}"]
-    for module, name in READER_PACKAGES.items():
-        if re.search(rf"^\s*(?:import|from)\s+{module}\b", code, re.MULTILINE):
-            found.append(pinned[name].replace(f"{name}==", f"{module}=="))
+    for module in imported(notebook, READER_PACKAGES):
+        version = pinned[READER_PACKAGES[module]].split("==")[1]
+        found.append(f"{module}=={version}")  # the import's name: tensorflow, not -cpu
     return found
 
 
