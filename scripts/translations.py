@@ -180,6 +180,9 @@ def tidy(path: Path) -> None:
 def update() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         pot_dir = extract(Path(scratch))
+        # Sphinx's own template messages: the interface catalog (INTERFACE) holds only the
+        # words the themes lack, kept by hand; a merge would mark them all obsolete.
+        (pot_dir / INTERFACE.with_suffix(".pot").name).unlink(missing_ok=True)
         intl = Path(sys.executable).with_name("sphinx-intl")
         subprocess.run([str(intl), "update", "-p", str(pot_dir), "-l", LANGUAGE,
                         "-d", str(LOCALE), "-w", "76"], cwd=ROOT, check=True)
