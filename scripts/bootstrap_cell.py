@@ -41,7 +41,7 @@ READER_PACKAGES = {
 GRAPHVIZ_SVG = 'class="graph"'
 
 TEMPLATE = """\
-# In Colab this installs miniautograd {version} (which made the outputs below){also}.
+# In Colab this installs miniautograd {version}{also} (outputs below: PyTorch {torch}).
 # Elsewhere: pip install {elsewhere}
 #   {system}
 import sys
@@ -111,6 +111,7 @@ def bootstrap_source(notebook: nbformat.NotebookNode | None = None) -> str:
     requirements = " ".join([f"miniautograd=={companion_version()}",
                              *(pinned[name] for name in extras)])
     return TEMPLATE.format(version=companion_version(), also=also, requirements=requirements,
+                           torch=pinned["torch"].split("==")[1],
                            elsewhere=reader_install(notebook), system=system_needs(notebook))
 
 

@@ -117,8 +117,9 @@ def run_links(app: Sphinx, docname: str) -> str:
         oldest, newest = torch_range()
         produced = languages.text(
             app, "Outputs produced with PyTorch {torch} and miniautograd {mini}. The chapter "
-            "runs on PyTorch {oldest} (Colab's) to {newest}; other releases word some messages "
-            "otherwise and may print warnings this page does not show.", torch=torch_version,
+            "runs on PyTorch {oldest} (Colab's) to {newest}, tested at both ends; other releases "
+            "in that range word some error messages differently and may print warnings this "
+            "page does not show.", torch=torch_version,
             mini=mini_version, oldest=oldest, newest=newest)
         parts.append(f'<span class="chapter-versions">{produced}</span>')
     return f'<p class="chapter-run">{" ".join(parts)}</p>\n'

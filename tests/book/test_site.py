@@ -170,8 +170,9 @@ def test_each_chapter_has_run_links_and_the_versions_that_made_its_outputs(site:
             for name in ("tests/colab-requirements.txt", "tests/newest-torch.txt")]
         assert run.select_one(".chapter-versions").get_text() == (
             f"Outputs produced with PyTorch {torch_version} and miniautograd {mini_version}. "
-            f"The chapter runs on PyTorch {oldest} (Colab's) to {newest}; other releases word "
-            "some messages otherwise and may print warnings this page does not show."
+            f"The chapter runs on PyTorch {oldest} (Colab's) to {newest}, tested at both ends; "
+            "other releases in that range word some error messages differently and may print "
+            "warnings this page does not show."
         )
 
 

@@ -86,8 +86,8 @@ def apply_records(m: ModuleType) -> None:
     if y.grad_fn is None:
         raise MismatchError("Cube.apply(x), x requiring grad: expected a grad_fn, got None")
     (tx,) = torch_leaves(X)
-    # The node's class name: a Python Function's node has name() only from torch 2.13 on
-    # (2.11 and 2.12 raise RuntimeError: "Attribute 'name' is invalid ...").
+    # The node's class name: before torch 2.13, name() on a Python Function's node raises
+    # RuntimeError ("Attribute 'name' is invalid ...") once the output is freed, as here.
     want = type(cube(torch.autograd.Function, None).apply(tx).grad_fn).__name__
     expect("Cube.apply(x).grad_fn.name()", y.grad_fn.name(), want)
     expect("Cube.apply(x).requires_grad", y.requires_grad, True)
