@@ -267,6 +267,16 @@ STEP4_BROKEN = {
                 "w.requires_grad after update 1: expected True, got False",
             "an in-place change under no_grad() leaves the history as it was":
                 "expected y to keep its grad_fn"}),
+    "an update under no_grad() that rebinds the array instead of writing into it": (
+        lambda: "        self.data[...] = total.data  # the same array: who saved self sees it\n",
+        "        if grad_enabled:\n"
+        "            self.data[...] = total.data\n"
+        "        else:  # an update: the sum's array\n"
+        "            self.data = total.data\n", {
+            "detach() shares the array, needs no grad, and is a leaf":
+                "y.detach(), taken before y.add_(1.0) under no_grad(): its data (in PyTorch,"
+                " add_ writes into the array, which detach() shares): expected [2.648721,"
+                " 1.367879, 8.389056], got [1.648721, 0.367879, 7.389056]"}),
 }
 # Step 5's broken engines.
 RECURSIVE_RUN = '''def run(fetches, feed):
@@ -331,14 +341,36 @@ STEP5_BROKEN = {
             "a graph built once runs with other values each time, as PyTorch computes them":
                 "PyTorch's eager value: expected 7.6556568108022205, got nan",
             "what run() returns is differentiable: backward() gives PyTorch's gradients":
-                "raised RuntimeError: element 0 of tensors does not require grad",
+                "run(loss, {x: [0.5, -1.0, 2.0], w: w}), w a tensor that requires grad:"
+                " expected a result that requires grad (its graph reaches w, as in PyTorch),"
+                " got one that does not",
             "run() computes what the fetches need, each operation once":
                 "forward calls of an operation that y does not need: expected 0, got 1",
             "run() names a placeholder that was not fed":
                 "expected ValueError naming 'w', got no error",
             "a graph 10,000 operations deep": "got nan"}),
+    "a run without the test for an operation that already has a value": (
+        lambda: "        if not isinstance(s, Symbol) or s in values:\n",
+        "        if not isinstance(s, Symbol):\n", {
+            "run() computes what the fetches need, each operation once":
+                "forward calls of Double in run(d * d, {x: X}), d used twice by one operation:"
+                " expected 1, got 2"}),
+    "apply that looks only at its first input": (
+        lambda: "        if any(isinstance(t, Symbol) for t in inputs):  # building: no data yet\n",
+        "        if isinstance(inputs[0], Symbol):\n", {
+            "operations on placeholders build a graph and compute nothing":
+                "isinstance(Tensor(Y) * x, Symbol), x a placeholder (a tensor on either"
+                " side): expected True, got False",
+            "a graph built once runs with other values each time, as PyTorch computes them":
+                "run(Tensor(Y) * x, {x: X}).data: expected [ 1.5 , -0.25, -3.  ], got [nan,"
+                " nan, nan]"}),
 }
 # Step 6's broken engines.
+TRACE_TRY = """    try:
+        result = fn(*examples)
+    finally:
+        recorded, tape = tape, None
+"""
 STEP6_BROKEN = {
     "a replay that calls the function again": (
         lambda: "        return run(graph, dict(zip(placeholders, values, strict=True)))",
@@ -349,24 +381,57 @@ STEP6_BROKEN = {
     "a trace that keeps the examples, not placeholders, as the graph's inputs": (
         lambda: "tuple(symbols.get(id(t), t)\n", "tuple(t\n", {
             "trace() runs the function once and records its operations, as torch.jit.trace"
-            " does": "expected Double and 4 more (torch.jit.trace of the program records"
-                     " aten::mul, aten::exp, aten::add, aten::sum), got Sum",
+            " does": "the operations in trace(...).graph of the program (x * w + x.exp())"
+                     ".sum(), run on 2 * x: expected 5, the one that doubles x and then what"
+                     " torch.jit.trace records for the program (aten::mul, aten::exp,"
+                     " aten::add, aten::sum), got 1: Sum",
             "the replay computes torch.jit.trace's values on new inputs":
-                "expected 33.19287485057736, got 7.655657",
+                "expected 33.192875, got 7.655657",
             "the replay is differentiable, with PyTorch's gradients":
-                "raised RuntimeError: element 0 of tensors does not require grad",
+                "the replay on ([0.5, -1.0, 2.0], w), w a tensor that requires grad: expected"
+                " a result that requires grad (its graph reaches w, as in PyTorch), got one"
+                " that does not",
             "a Python branch is taken once, while tracing, as torch.jit.trace takes it":
                 "expected [-1.,  2., -4.], got [ 1., -2.,  4.]"}),
+    "a trace that never stops recording": (
+        lambda: TRACE_TRY, "    result = fn(*examples)\n    recorded = tape\n", {
+            "trace() stops recording when it returns, and when the function raises":
+                "Tensor(X) * 2.0, computed after trace() returned and then dropped: expected"
+                " it freed, as in PyTorch, got it kept alive: trace() still writes down"
+                " operations"}),
+    "a trace that stops recording only when the function returns": (
+        lambda: TRACE_TRY, "    result = fn(*examples)\n    recorded, tape = tape, None\n", {
+            "trace() stops recording when it returns, and when the function raises":
+                "Tensor(X) * 2.0, computed after trace() of a function that raised and then"
+                " dropped: expected it freed"}),
+    "a graph built from the last operation recorded, not from the result": (
+        lambda: "    graph = symbols[id(result)]\n", "    graph = symbols[id(recorded[-1][2])]\n", {
+            "the replay computes torch.jit.trace's values on new inputs":
+                "trace(f, ...)([0.5, -1.0, 2.0], [3.0, 0.25, -1.5]), torch.jit.trace's (f"
+                " returns (x * w + x.exp()).sum() and then runs x.exp(): the replay computes"
+                " what f returns): expected 7.655657, got [1.648721, 0.367879, 7.389056]"}),
 }
 # Step 7's broken engines.
+SUM_TO_STRETCHED = """    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+"""
+SUM_TO_BODY = """    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+""" + SUM_TO_STRETCHED + """    return grad
+"""
+SUM_TO_SPREAD = """    if grad.shape == tuple(shape):
+        return grad
+    return np.full(shape, grad.sum())
+"""
 STEP7_BROKEN = {
     "nodes that do not undo broadcasting": (
         lambda: "        return tuple(g if g is None else sum_to(g, shape)\n"
                 "                     for g, shape in zip(grads, self.shapes, strict=True))\n",
         "        return grads\n", {
-            "a scalar combined with a vector gets the summed gradient (broadcasting undone)":
-                "the gradient of ((x - s) * s).sum(), s a scalar for input 1, PyTorch's:"
-                " expected -7.5, got [-2.5, -4. , -1. ]",
+            "broadcasting undone: each input's gradient summed back to its own shape":
+                "the shape of the gradient of ((x - s) * s).sum(), s a scalar for input 1,"
+                " PyTorch's (the input's): expected (), got (3,)",
             "the score function: the gradient of a log-softmax entry, Categorical's":
                 "Categorical(logits=theta).log_prob's: expected [ 0.453451, -0.331499,"
                 " -0.121952], got [0.453451, 0.      , 0.      ]",
@@ -386,10 +451,27 @@ STEP7_BROKEN = {
         lambda: "        return as_tensor(other) + -self\n", "        return self - other\n", {
             "log(), negation and subtraction, with PyTorch's gradients":
                 "(2.0 - x).sum(): expected 4.5, got -4.5"}),
+    "sum_to that sums only the axes broadcasting added in front": (
+        lambda: SUM_TO_STRETCHED, "", {
+            "broadcasting undone: each input's gradient summed back to its own shape":
+                "the shape of the gradient of (c * a).sum(), c of shape (3, 1), a of shape"
+                " (3, 4) for input 0, PyTorch's (the input's): expected (3, 1), got (3, 4)"}),
+    "sum_to that drops the summed axes": (
+        lambda: "            grad = grad.sum(axis=axis, keepdims=True)\n",
+        "            grad = grad.sum(axis=axis)\n", {
+            "broadcasting undone: each input's gradient summed back to its own shape":
+                "the shape of the gradient of (c * a).sum(), c of shape (3, 1), a of shape"
+                " (3, 4) for input 0, PyTorch's (the input's): expected (3, 1), got (3,)"}),
+    "sum_to that sums everything and spreads it": (
+        lambda: SUM_TO_BODY, SUM_TO_SPREAD, {
+            "broadcasting undone: each input's gradient summed back to its own shape":
+                "the gradient of (c * a).sum(), c of shape (3, 1), a of shape (3, 4) for"
+                " input 0, PyTorch's: expected [[10.],\n [14.],\n [ 3.]], got [[27.],\n"
+                " [27.],\n [27.]]"}),
 }
 BROKEN = {1: STEP1_BROKEN, 2: STEP2_BROKEN, 3: STEP3_BROKEN, 4: STEP4_BROKEN, 5: STEP5_BROKEN,
           6: STEP6_BROKEN, 7: STEP7_BROKEN}
-CHECK_COUNTS = {1: 10, 2: 7, 3: 10, 4: 7, 5: 6, 6: 4, 7: 5}
+CHECK_COUNTS = {1: 10, 2: 7, 3: 10, 4: 7, 5: 6, 6: 5, 7: 5}
 LINE_BUDGET = 300  # lines of code in the last step's engine: no docstrings, comments, blanks
 
 
@@ -492,8 +574,10 @@ def test_start_sets_aside_an_engine_that_does_not(tmp_path: Path,
     steps.start(2, path)
     assert path.read_text() == steps.reference(1)
     assert (tmp_path / "myautograd_before_step2.py").read_text() == "class Tensor:\n    pass\n"
-    assert capsys.readouterr().out.splitlines() == [
-        f"{steps.FILE} does not pass step 1 yet: it is now myautograd_before_step2.py.",
+    assert capsys.readouterr().out.splitlines() == [  # which check failed, and how to see all
+        f"{steps.FILE} does not pass step 1 yet (✘ a leaf: requires_grad as asked, no grad_fn,"
+        " no", "  .grad, and 9 more): it is now myautograd_before_step2.py; steps.check(1,",
+        "  'myautograd_before_step2.py') says what differs.",
         f"{steps.FILE} is the reference engine of step 1: go on from it."]
     (tmp_path / steps.FILE).unlink()
     steps.start(2, path)  # no file at all: the reference, and nothing set aside
@@ -514,6 +598,25 @@ def test_an_unwritten_engine_gets_a_line_per_check(tmp_path: Path,
     assert len(lines) == 10 and printed[-1] == "0 of 10 checks of step 1 pass."
     assert lines[0].strip() == ("a leaf: requires_grad as asked, no grad_fn, no .grad: raised "
                                 "TypeError: Tensor() takes no arguments")
+
+
+def test_a_check_before_its_file_exists_says_what_to_run(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"There is no myautograd.py here yet\. Run "
+                       r"steps\.start\(3\) first: it keeps an engine that passes step 2"):
+        steps.check(3, tmp_path / steps.FILE)
+    with pytest.raises(FileNotFoundError, match=r"starts with %%writefile myautograd\.py"):
+        steps.check(1, tmp_path / steps.FILE)
+
+
+def test_a_message_names_a_node_not_its_address(tmp_path: Path) -> None:
+    """A node where None was expected shows as its name(), as a reader's engine prints it."""
+    path = tmp_path / steps.FILE
+    original = "        if grad_enabled and any(ctx.needs_input_grad):\n"
+    assert steps.reference(4).count(original) == 1
+    path.write_text(steps.reference(4).replace(original, "        if any(ctx.needs_input_grad):\n"))
+    found = failures(steps.outcomes(4, path))
+    assert found["operations under no_grad() record nothing, and record again after"] == (
+        "x * 2.0 under no_grad(): grad_fn: expected None, got a node, MulBackward")
 
 
 def test_an_edited_file_is_read_again(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from . import (
     step6_checks,
     step7_checks,
 )
-from .checks import Outcome, load, report, run
+from .checks import Outcome, load, report, run, show_line
 
 STEPS = {1: step1_checks.CHECKS, 2: step2_checks.CHECKS, 3: step3_checks.CHECKS,
          4: step4_checks.CHECKS, 5: step5_checks.CHECKS, 6: step6_checks.CHECKS,
@@ -49,6 +49,11 @@ def _source(step: int) -> Traversable:
 def outcomes(step: int, path: str | Path = FILE) -> list[Outcome]:
     """Every check of `step`, and of the steps before it, run on the engine in `path`."""
     _source(step)  # an unknown step says so before anything is loaded
+    if not Path(path).exists():
+        how = ("Run the cell above that starts with %%writefile myautograd.py." if step == 1
+               else f"Run steps.start({step}) first: it keeps an engine that passes step "
+                    f"{step - 1}, or writes step {step - 1}'s reference there.")
+        raise FileNotFoundError(f"There is no {Path(path).name} here yet. {how}")
     module = load(path)
     return [outcome for n in sorted(STEPS) if n <= step
             for outcome in run(STEPS[n], module, n)]
@@ -115,14 +120,19 @@ def start(step: int, path: str | Path = FILE) -> None:
     path = Path(path)
     if path.exists():
         try:
-            ready = all(o.passed for o in outcomes(step - 1, path))
-        except Exception:  # a file that does not even import is not ready
-            ready = False
-        if ready:
-            print(f"{path.name} passes the checks of step {step - 1}: go on with it.")
-            return
+            failed = [o for o in outcomes(step - 1, path) if not o.passed]
+        except Exception as error:  # a file that does not even import is not ready
+            why = f"it does not import ({type(error).__name__}: {error})"
+        else:
+            if not failed:
+                print(f"{path.name} passes the checks of step {step - 1}: go on with it.")
+                return
+            more = f", and {len(failed) - 1} more" if len(failed) > 1 else ""
+            which = "" if failed[0].step == step - 1 else f" (step {failed[0].step})"
+            why = f"✘ {failed[0].check}{which}{more}"
         kept = path.with_name(f"{path.stem}_before_step{step}.py")
         path.replace(kept)
-        print(f"{path.name} does not pass step {step - 1} yet: it is now {kept.name}.")
+        show_line(f"{path.name} does not pass step {step - 1} yet ({why}): it is now "
+                  f"{kept.name}; steps.check({step - 1}, {kept.name!r}) says what differs.")
     write_reference(step - 1, path)
     print(f"{path.name} is the reference engine of step {step - 1}: go on from it.")

@@ -73,8 +73,18 @@ def expect(what: str, got: Any, expected: Any) -> None:
 
 
 def _show(value: Any) -> str:
+    """`value` as a reader knows it: a node by its name, an object of the reader's engine by
+    its class (not `<_myautograd_0.Node object at 0x...>`)."""
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=6, separator=", ")
+    if hasattr(value, "next_functions") and callable(getattr(value, "name", None)):
+        try:
+            return f"a node, {value.name()}"
+        except Exception:  # a name() that fails: say what the node is anyway
+            return f"a node ({type(value).__name__})"
+    if type(value).__module__.startswith("_myautograd_") and (
+            type(value).__repr__ is object.__repr__):
+        return f"a {type(value).__name__}"
     return repr(value)
 
 
@@ -159,10 +169,10 @@ def report(outcomes: list[Outcome]) -> None:
             print(f"✔ step {step}'s {len(earlier)} checks still pass")
         for outcome in earlier:
             if not outcome.passed:
-                _print(f"{outcome} (step {step})")
+                show_line(f"{outcome} (step {step})")
     for outcome in outcomes:
         if outcome.step == last:
-            _print(str(outcome))
+            show_line(str(outcome))
     passed = sum(o.passed for o in outcomes if o.step == last)
     total = sum(o.step == last for o in outcomes)
     done = passed == total and all(o.passed for o in outcomes)
@@ -170,6 +180,7 @@ def report(outcomes: list[Outcome]) -> None:
           + (": this step is done." if done else "."))
 
 
-def _print(line: str) -> None:
+def show_line(line: str) -> None:
+    """Print `line` wrapped to a notebook's column, continued lines indented."""
     print(textwrap.fill(line, width=WIDTH, subsequent_indent="  "))
 

@@ -90,6 +90,11 @@ def detach_shares(m: ModuleType) -> None:
     expect("y.detach().grad_fn", d.grad_fn, None)
     expect("y.detach().is_leaf", d.is_leaf, True)
     expect("y.requires_grad after y.detach()", y.requires_grad, True)
+    with m.no_grad():
+        y.add_(1.0)  # written into y's array, which d shares
+    expect("y.detach(), taken before y.add_(1.0) under no_grad(): its data (in PyTorch, add_ "
+           "writes into the array, which detach() shares)", d.data,
+           np.exp(X) + 1.0)
 
 
 def detach_stops(m: ModuleType) -> None:

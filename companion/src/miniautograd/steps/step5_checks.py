@@ -53,6 +53,10 @@ def builds_nothing(m: ModuleType) -> None:
     expect("forward calls while building Double.apply(x) * x, x a placeholder", len(calls), 0)
     expect("isinstance(Double.apply(x) * x, Symbol)", isinstance(y, m.Symbol), True)
     expect("isinstance(x, Symbol)", isinstance(x, m.Symbol), True)
+    w = m.Tensor(Y)
+    for what, built in [("Tensor(Y) * x", w * x), ("x * Tensor(Y)", x * w)]:
+        expect(f"isinstance({what}, Symbol), x a placeholder (a tensor on either side)",
+               isinstance(built, m.Symbol), True)
 
 
 def runs(m: ModuleType) -> None:
@@ -63,6 +67,9 @@ def runs(m: ModuleType) -> None:
         got = m.run(loss, {x: np.array(x_value), w: np.array(w_value)})
         expect(f"run(loss, {{x: {x_value}, w: {w_value}}}).data, PyTorch's eager value",
                got.data, want)
+    for what, built in [("Tensor(Y) * x", m.Tensor(Y) * x), ("x * Tensor(Y)", x * m.Tensor(Y))]:
+        expect(f"run({what}, {{x: X}}).data", m.run(built, {x: np.array(X)}).data,
+               np.array(Y) * X)
 
 
 def differentiable(m: ModuleType) -> None:
@@ -70,7 +77,12 @@ def differentiable(m: ModuleType) -> None:
     loss = program(x, w)
     for x_value, w_value in FEEDS:
         weight = m.Tensor(w_value, requires_grad=True)
-        m.run(loss, {x: np.array(x_value), w: weight}).backward()
+        out = m.run(loss, {x: np.array(x_value), w: weight})
+        if not out.requires_grad:
+            raise MismatchError(f"run(loss, {{x: {x_value}, w: w}}), w a tensor that requires "
+                                "grad: expected a result that requires grad (its graph reaches"
+                                " w, as in PyTorch), got one that does not")
+        out.backward()
         _, want = torch_run(x_value, w_value)
         expect(f"w.grad after run(loss, {{x: {x_value}, w: w}}).backward(), PyTorch's",
                weight.grad, want)
@@ -87,10 +99,15 @@ def once_each(m: ModuleType) -> None:
     expect("forward calls of Double in one run of y = d * d + d.exp(), d = Double.apply(x)",
            len(calls), 1)
     expect("forward calls of an operation that y does not need", len(other), 0)
+    calls.clear()
+    m.run(d * d, {x: np.array(X)})
+    expect("forward calls of Double in run(d * d, {x: X}), d used twice by one operation",
+           len(calls), 1)
+    calls.clear()
     d_value = 2.0 * np.array(X)
     expect("run(y, {x: X})", value.data, d_value * d_value + np.exp(d_value))
     both = m.run([y, d], {x: np.array(X)})
-    expect("run([y, d], feed): forward calls of Double, now 1 + 1", len(calls), 2)
+    expect("forward calls of Double in run([y, d], {x: X})", len(calls), 1)
     expect("run([y, d], feed)[0]", both[0].data, value.data)
     expect("run([y, d], feed)[1]", both[1].data, d_value)
 

@@ -4,7 +4,9 @@ and gradients on new inputs, and keeps the branch taken while tracing."""
 
 from __future__ import annotations
 
+import gc
 import warnings
+import weakref
 from types import ModuleType
 
 import numpy as np
@@ -48,22 +50,66 @@ def records(m: ModuleType) -> None:
     ours = operations(traced.graph)
     theirs = [n.kind() for n in torch_trace(program, X, Y).graph.nodes()
               if n.kind().startswith("aten::")]
-    if len(ours) != len(theirs) + 1:
-        raise MismatchError(f"the operations of trace(...).graph: expected Double and "
-                            f"{len(theirs)} more (torch.jit.trace of the program records "
-                            f"{', '.join(theirs)}), got {', '.join(ours) or 'none'}")
+    if len(ours) != len(theirs) + 1:  # Double, the check's x * 2, then the program's
+        raise MismatchError(
+            f"the operations in trace(...).graph of the program (x * w + x.exp()).sum(), run "
+            f"on 2 * x: expected {len(theirs) + 1}, the one that doubles x and then what "
+            f"torch.jit.trace records for the program ({', '.join(theirs)}), got "
+            f"{len(ours)}: {', '.join(ours) or 'none'}")
+
+
+def result_then_more(x, w):
+    """A function whose result is not the last operation it runs."""
+    loss = program(x, w)
+    x.exp()  # run, and not returned
+    return loss
 
 
 def replays(m: ModuleType) -> None:
-    traced = m.trace(program, m.Tensor(X), m.Tensor(Y))
-    torch_traced = torch_trace(program, X, Y)
     import torch
 
-    for x_value, w_value in FEEDS:
-        want = torch_traced(torch.tensor(x_value, dtype=torch.float64),
-                            torch.tensor(w_value, dtype=torch.float64)).item()
-        expect(f"trace(program, ...)({x_value}, {w_value}), torch.jit.trace's",
-               traced(np.array(x_value), np.array(w_value)).data, want)
+    for name, fn in [("program", program), ("f", result_then_more)]:
+        traced = m.trace(fn, m.Tensor(X), m.Tensor(Y))
+        torch_traced = torch_trace(fn, X, Y)
+        for x_value, w_value in FEEDS:
+            want = torch_traced(torch.tensor(x_value, dtype=torch.float64),
+                                torch.tensor(w_value, dtype=torch.float64)).numpy()
+            what = f"trace({name}, ...)({x_value}, {w_value}), torch.jit.trace's"
+            if name == "f":
+                what += (" (f returns (x * w + x.exp()).sum() and then runs x.exp(): the "
+                         "replay computes what f returns)")
+            expect(what, traced(np.array(x_value), np.array(w_value)).data, want)
+
+
+def still_recording(m: ModuleType, after: str) -> None:
+    """Raise unless a tensor computed eagerly now is freed once dropped: an engine that still
+    writes operations down keeps every one of them alive."""
+    y = m.Tensor(X) * 2.0
+    freed = weakref.ref(y)
+    del y
+    gc.collect()
+    if freed() is not None:
+        raise MismatchError(f"Tensor(X) * 2.0, computed {after} and then dropped: expected it "
+                            "freed, as in PyTorch, got it kept alive: trace() still writes "
+                            "down operations")
+
+
+def raising(x):
+    x * 2.0
+    raise KeyError("raised inside the traced function")
+
+
+def stops(m: ModuleType) -> None:
+    m.trace(program, m.Tensor(X), m.Tensor(Y))
+    still_recording(m, "after trace() returned")
+    try:
+        m.trace(raising, m.Tensor(X))
+    except KeyError:
+        pass
+    else:
+        raise MismatchError("trace() of a function that raises KeyError: expected the "
+                            "KeyError, as torch.jit.trace lets it through, got no error")
+    still_recording(m, "after trace() of a function that raised")
 
 
 def replay_backward(m: ModuleType) -> None:
@@ -73,7 +119,12 @@ def replay_backward(m: ModuleType) -> None:
     torch_traced = torch_trace(program, X, Y)
     for x_value, w_value in FEEDS:
         w = m.Tensor(w_value, requires_grad=True)
-        traced(np.array(x_value), w).backward()
+        out = traced(np.array(x_value), w)
+        if not out.requires_grad:
+            raise MismatchError(f"the replay on ({x_value}, w), w a tensor that requires "
+                                "grad: expected a result that requires grad (its graph "
+                                "reaches w, as in PyTorch), got one that does not")
+        out.backward()
         tw = torch.tensor(w_value, dtype=torch.float64, requires_grad=True)
         torch_traced(torch.tensor(x_value, dtype=torch.float64), tw).backward()
         expect(f"w.grad of the replay on ({x_value}, w), torch.jit.trace's", w.grad,
@@ -101,4 +152,5 @@ CHECKS = [
     ("the replay is differentiable, with PyTorch's gradients", replay_backward),
     ("a Python branch is taken once, while tracing, as torch.jit.trace takes it",
      frozen_branch),
+    ("trace() stops recording when it returns, and when the function raises", stops),
 ]

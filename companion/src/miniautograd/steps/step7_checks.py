@@ -26,6 +26,8 @@ def compare(m: ModuleType, what: str, program, *values) -> None:
     out.backward()
     torch_out.backward()
     for i, (leaf, torch_leaf) in enumerate(zip(ours, theirs, strict=True)):
+        expect(f"the shape of the gradient of {what} for input {i}, PyTorch's (the input's)",
+               np.shape(leaf.grad), tuple(torch_leaf.grad.shape))
         expect(f"the gradient of {what} for input {i}, PyTorch's", leaf.grad,
                torch_leaf.grad.numpy())
 
@@ -37,9 +39,18 @@ def log_neg_sub(m: ModuleType) -> None:
     compare(m, "(2.0 - x).sum()", lambda x: (2.0 - x).sum(), X)
 
 
+COLUMN = [[1.0], [-2.0], [0.5]]  # (3, 1): stretched along its size-1 axis
+MATRIX = [[1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.0], [0.5, -1.0, 1.5, 2.0]]  # (3, 4)
+ROWS = [[1.0, 2.0, 3.0], [2.0, 3.0, 4.0]]  # (2, 3): a (3,) vector gains a leading axis
+
+
 def broadcasting(m: ModuleType) -> None:
     compare(m, "((x - s) * s).sum(), s a scalar", lambda x, s: ((x - s) * s).sum(), X, 1.5)
     compare(m, "(x * s.exp()).sum(), s a scalar", lambda x, s: (x * s.exp()).sum(), X, 0.5)
+    compare(m, "(c * a).sum(), c of shape (3, 1), a of shape (3, 4)",
+            lambda c, a: (c * a).sum(), COLUMN, MATRIX)
+    compare(m, "(v * r).sum(), v of shape (3,), r of shape (2, 3)",
+            lambda v, r: (v * r).sum(), X, ROWS)
 
 
 def index(m: ModuleType) -> None:
@@ -97,8 +108,7 @@ def bandit(m: ModuleType) -> None:
 
 CHECKS = [
     ("log(), negation and subtraction, with PyTorch's gradients", log_neg_sub),
-    ("a scalar combined with a vector gets the summed gradient (broadcasting undone)",
-     broadcasting),
+    ("broadcasting undone: each input's gradient summed back to its own shape", broadcasting),
     ("x[i] of a vector, and its gradient", index),
     ("the score function: the gradient of a log-softmax entry, Categorical's", score),
     ("REINFORCE on chapter 7's three-armed bandit: PyTorch's policy, and the best arm",
