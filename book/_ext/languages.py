@@ -60,6 +60,10 @@ WORDS = {
         "Show the side road": "展开选读内容",
         "Hide the side road": "收起选读内容",
         "Solution": "参考答案",
+        "Run All skips this solution: to run it, uncomment the lines below (select them, then "
+        "Ctrl+/, or ⌘/ on a Mac).":
+            "“全部运行”会跳过这个参考答案：要运行它，请取消下面各行的注释（选中这些行，按 Ctrl+/，"
+            "Mac 上按 ⌘/）。",
         "Read this page in Chinese": "阅读本页的中文版",
     },
 }

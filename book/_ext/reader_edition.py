@@ -16,9 +16,10 @@ serve. What changes on the way:
   source.
 - Solution cells (tag ``solution``; folded on the site under "Show the solution") are folded
   in JupyterLab (``jupyter.source_hidden``) and in Colab (``cellView: form`` with a
-  ``# @title Solution``, except above a cell magic, which must stay the first line), and their
-  outputs are cleared: Colab's form view folds the code but
-  not the output, so a stored output there would show the answer; running the cell shows it.
+  ``# @title Solution``), and their outputs are cleared: Colab's form view folds the code but
+  not the output, so a stored output there would show the answer. Their code is commented
+  out, under a line that says how to run it: "Run All" neither prints a solution nor replaces
+  a reader's answer with it; a reader who asks (uncommenting the lines) runs it.
   Code hidden on the site for being no part of the lesson (tag ``hide-input``) is folded the
   same way, with its outputs.
 - A section the main path does not need starts with a mark under its heading ("*A side
@@ -60,6 +61,9 @@ HIDDEN_INPUT_TAG = "hide-input"  # code that is not the lesson (a helper): folde
 KEPT_TAGS = ("raises-exception",)
 PARITY_TAG = "parity"  # the same run on miniautograd, where agreement is not the lesson
 SOLUTION_TITLE = "# @title {}"  # Colab's form title, with "Solution" in the page's language
+# The line under it (in the page's language): how a reader runs a commented-out solution.
+SOLUTION_HOW = ("Run All skips this solution: to run it, uncomment the lines below (select "
+                "them, then Ctrl+/, or ⌘/ on a Mac).")
 SOLUTION_PROMPTS = ("Show the solution", "Hide the solution")  # the site's fold
 PARITY_PROMPTS = ("Show the same run on miniautograd", "Hide the run on miniautograd")
 # The mark that opens a foldable section, on its own line under the section's heading (选读:
@@ -284,11 +288,26 @@ def fold_split(markdown: str) -> tuple[str, str] | None:
     return markdown[:mark.end()], markdown[mark.end():].strip("\n")
 
 
+def commented_solution(code: str, title: str, how: str) -> str:
+    """A solution's `code` as the reader's edition has it: Colab's form `title`, the line `how`,
+    then every line commented out ("# ", and a blank line "#", as Ctrl+/ undoes them)."""
+    lines = [f"# {line}" if line else "#" for line in code.splitlines()]
+    return "\n".join([title, f"# {how}", *lines])
+
+
+def uncommented_solution(source: str) -> str:
+    """The code of a solution cell of a reader's edition, as a reader who runs it has it: the
+    inverse of commented_solution."""
+    lines = source.splitlines()[2:]
+    return "\n".join(line[2:] if line.startswith("# ") else "" for line in lines)
+
+
 def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resolve,
                    site_url: str, messages: dict[str, str] | None = None,
-                   solution: str = "Solution") -> nbformat.NotebookNode:
+                   solution: str = "Solution", how: str = SOLUTION_HOW) -> nbformat.NotebookNode:
     """The reader's edition of the chapter notebook `notebook` (the page `docname`); with
-    `messages` (a catalog), its markdown translated; `solution`: the folded solutions' title."""
+    `messages` (a catalog), its markdown translated; `solution`: the folded solutions' title,
+    `how`: the line under it that says how to run one."""
     edition = copy.deepcopy(notebook)
     title = SOLUTION_TITLE.format(solution)
     cells = []
@@ -318,9 +337,7 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
             metadata |= FOLDED_WHOLE
         elif cell.cell_type == "code" and SOLUTION_TAG in tags:
             metadata |= FOLDED
-            # A cell magic (%%writefile) must stay the first line: no title above it.
-            if not cell.source.startswith((title, "%%")):
-                cell.source = f"{title}\n{cell.source}"
+            cell.source = commented_solution(cell.source, title, how)
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "code":
@@ -401,7 +418,8 @@ def write_editions(app: Sphinx, exception: Exception | None) -> None:
             locale = Path(app.srcdir) / app.config.locale_dirs[0] / language / "LC_MESSAGES"
             messages = catalog(locale / f"{docname}.po")
         edition = reader_edition(nbformat.read(source, as_version=4), docname, resolve, url,
-                                 messages, languages.text(app, "Solution"))
+                                 messages, languages.text(app, "Solution"),
+                                 languages.text(app, SOLUTION_HOW))
         path = Path(app.outdir) / edition_path(docname)
         nbformat.write(edition, path)
         written.append(path)

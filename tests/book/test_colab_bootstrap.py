@@ -333,6 +333,19 @@ def run_problems(source: nbformat.NotebookNode, run: nbformat.NotebookNode) -> l
     return problems
 
 
+def with_the_reference_asked_for(edition: Path, copy: Path) -> set[str]:
+    """Copy the reader's edition `edition` to `copy` with the build step's reference and its
+    check uncommented, as a reader who asks for them runs them; return their cell ids."""
+    notebook = nbformat.read(edition, as_version=4)
+    step = int(edition.name[:2])
+    asked = {f"ch{step}-build-reference", f"ch{step}-build-reference-check"}
+    for cell in notebook.cells:
+        if cell.id in asked:
+            cell.source = reader_edition.uncommented_solution(cell.source)
+    nbformat.write(notebook, copy)
+    return asked
+
+
 def test_the_run_check_finds_what_a_reader_would_meet() -> None:
     def notebook(check_output: str, *errors: str) -> nbformat.NotebookNode:
         check = new_code_cell('steps.check(3, "reference_step3.py")',
@@ -360,14 +373,19 @@ def test_the_reader_edition_runs_in_colab(
     language: str, tmp_path: Path,
 ) -> None:
     """The chapter's reader's edition, run alone in a folder as Colab opens it, through its own
-    bootstrap cell, on Colab's versions: no error a reader is not told to expect, and every
-    build step's check passes on its reference engine."""
+    bootstrap cell, on Colab's versions: no error a reader is not told to expect, no solution
+    run by Run All, and every build step's check passes on its reference engine (the one
+    solution uncommented, as a reader who asks for it)."""
     copy = tmp_path / path.name
-    shutil.copy(editions / language / path.name, copy)
+    asked = with_the_reference_asked_for(editions / language / path.name, copy)
     run_notebook(colab_python, local_index, like_colab, copy)
     run = nbformat.read(copy, as_version=4)
     assert run.cells[0].outputs, "the bootstrap cell did not run pip"
     assert run_problems(nbformat.read(path, as_version=4), run) == []
+    solutions = {c.id for c in nbformat.read(path, as_version=4).cells
+                 if reader_edition.SOLUTION_TAG in c.metadata.get("tags", [])}
+    assert solutions > asked
+    assert [c.id for c in run.cells if c.id in solutions - asked and c.outputs] == []
 
 
 @pytest.mark.slow
@@ -411,7 +429,7 @@ def test_a_chapter_runs_on_a_reader_s_own_machine(
                     *(pins[name] for name in NOTEBOOK_RUNNER)],
                    check=True, timeout=1800, env=env)
     copy = tmp_path / path.name
-    shutil.copy(editions / "en" / path.name, copy)
+    with_the_reference_asked_for(editions / "en" / path.name, copy)
     run_notebook(python, local_index, None, copy)
     run = nbformat.read(copy, as_version=4)
     assert not run.cells[0].outputs, "outside Colab the first cell installs nothing"

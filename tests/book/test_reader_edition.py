@@ -160,11 +160,21 @@ def test_cells_of_a_made_up_chapter() -> None:
     first, solution, helper, raising = edition.cells
     assert first.metadata == {} and first.outputs[0].data == {"image/svg+xml": "<svg/>"}
     assert solution.metadata == {"jupyter": {"source_hidden": True}, "cellView": "form"}
-    assert solution.source == "# @title Solution\nx = 2  # Solution"
+    assert solution.source == (f"# @title Solution\n# {reader_edition.SOLUTION_HOW}\n"
+                               "# x = 2  # Solution")
     assert solution.outputs == [] and solution.execution_count is None
     assert helper.metadata == solution.metadata and helper.source == "def helper(): ..."
     assert helper.outputs[0].text == "h\n"
     assert raising.metadata == {"tags": ["raises-exception"]}
+
+
+@pytest.mark.parametrize("code", ["x = 2", "%%writefile f.py\ndef f():\n\n    # note\n    "
+                                  "return '#  x'", "# only a comment\n\n\nx = 1"])
+def test_a_commented_solution_uncomments_to_itself(code: str) -> None:
+    source = reader_edition.commented_solution(code, "# @title Solution",
+                                               reader_edition.SOLUTION_HOW)
+    assert all(line == "#" or line.startswith("# ") for line in source.splitlines())
+    assert reader_edition.uncommented_solution(source) == code
 
 
 def test_a_side_road_collapses_under_its_heading_and_a_parity_run_folds_whole() -> None:
@@ -221,6 +231,7 @@ def edition_problems(source: nbformat.NotebookNode, edition: nbformat.NotebookNo
             problems.append(f"verification cell {cell.id} is in the reader's edition")
     solutions = [c.id for c in source.cells if reader_edition.SOLUTION_TAG in c.metadata.get(
         "tags", [])]
+    code = {c.id: c.source for c in source.cells}
     parities = [c.id for c in source.cells if reader_edition.PARITY_TAG in c.metadata.get(
         "tags", [])]
     for cell in edition.cells:
@@ -241,8 +252,13 @@ def edition_problems(source: nbformat.NotebookNode, edition: nbformat.NotebookNo
         if cell.id in solutions:
             if (cell.metadata.get("jupyter", {}).get("source_hidden") is not True
                     or cell.metadata.get("cellView") != "form"
-                    or not cell.source.startswith(("# @title Solution\n", "%%"))):
+                    or not cell.source.startswith("# @title Solution\n")):
                 problems.append(f"solution {cell.id} is not folded in JupyterLab and Colab")
+            if cell.source.splitlines()[1:2] != [f"# {reader_edition.SOLUTION_HOW}"] or any(
+                    line and not line.startswith("#") for line in cell.source.splitlines()):
+                problems.append(f"solution {cell.id} would run with Run All")
+            if reader_edition.uncommented_solution(cell.source) != code[cell.id]:
+                problems.append(f"solution {cell.id}, uncommented, is not the solution")
             if cell.outputs:
                 problems.append(f"solution {cell.id} shows its outputs")
         for output in cell.get("outputs", []):
@@ -275,7 +291,8 @@ def test_the_edition_check_finds_what_the_source_would_show(site: Path) -> None:
     found = " | ".join(edition_problems(source, source))
     for problem in ("verification cell", "MyST a label line", "MyST a role",
                     "MyST a directive fence", "the book's tags", "is not folded",
-                    "shows its outputs", "a scrubbed repr", "0 folded hints",
+                    "shows its outputs", "would run with Run All", "a scrubbed repr",
+                    "0 folded hints",
                     "is not collapsed under its heading", "is not folded whole"):
         assert problem in found
 
