@@ -162,6 +162,16 @@ STEP2_BROKEN = {
                 " before"}),
 }
 # Step 3's broken engines.
+NONE_SKIPPED = """            if grad is not None and next_node in buffers:
+                buffers[next_node] = buffers[next_node] + grad
+            elif grad is not None:  # a backward's None adds nothing
+                buffers[next_node] = grad
+"""
+NONE_ADDED = """            if next_node in buffers:
+                buffers[next_node] = buffers[next_node] + grad
+            else:
+                buffers[next_node] = grad
+"""
 SUM_ONLY_GRADCHECK = '''def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
     """Compares the gradient of fn's summed output with finite differences."""
     for x in inputs:
@@ -213,6 +223,11 @@ STEP3_BROKEN = {
                 "(x * y).grad_fn.name(): expected PyTorch's MulBackward0, got 'Mul'",
             "Function.apply runs forward and records a node named after the Function":
                 "Cube.apply(x).grad_fn.name(): expected 'CubeBackward', got 'Cube'"}),
+    "an engine that adds a backward's None into a buffer": (
+        lambda: NONE_SKIPPED, NONE_ADDED, {
+            "ctx.needs_input_grad, and None for an input that needs no gradient":
+                "raised TypeError: unsupported operand type(s) for +: 'float' and 'NoneType'"
+                " (in myautograd.py, line"}),
 }
 # Step 4's broken engines.
 GENERATOR_NO_GRAD = '''@contextlib.contextmanager
@@ -277,6 +292,13 @@ STEP4_BROKEN = {
                 "y.detach(), taken before y.add_(1.0) under no_grad(): its data (in PyTorch,"
                 " add_ writes into the array, which detach() shares): expected [2.648721,"
                 " 1.367879, 8.389056], got [1.648721, 0.367879, 7.389056]"}),
+    "a no_grad() whose __exit__ returns True, swallowing the block's exception": (
+        lambda: "        grad_enabled = self.previous\n",
+        "        grad_enabled = self.previous\n        return True\n", {
+            "no_grad() restores the mode it found: nested, and when the block raises":
+                "a KeyError raised inside `with no_grad():` did not come out of the block:"
+                " no_grad() swallowed it (an __exit__ that returns True does; return"
+                " nothing)"}),
 }
 # Step 5's broken engines.
 RECURSIVE_RUN = '''def run(fetches, feed):
@@ -364,6 +386,12 @@ STEP5_BROKEN = {
             "a graph built once runs with other values each time, as PyTorch computes them":
                 "run(Tensor(Y) * x, {x: X}).data: expected [ 1.5 , -0.25, -3.  ], got [nan,"
                 " nan, nan]"}),
+    "a run that keeps its values in the caller's feed dict": (
+        lambda: "    values, stack = {}, list(wanted)\n",
+        "    values, stack = feed, list(wanted)\n", {
+            "a graph built once runs with other values each time, as PyTorch computes them":
+                "the feed dict after run(loss, feed): the keys it had (run() keeps its values"
+                " apart): expected 2, got 6"}),
 }
 # Step 6's broken engines.
 TRACE_TRY = """    try:
@@ -462,6 +490,23 @@ STEP7_BROKEN = {
             "broadcasting undone: each input's gradient summed back to its own shape":
                 "the shape of the gradient of (c * a).sum(), c of shape (3, 1), a of shape"
                 " (3, 4) for input 0, PyTorch's (the input's): expected (3, 1), got (3,)"}),
+    "log() whose backward forgets the incoming gradient": (
+        lambda: "        return grad / x.data\n", "        return 1 / x.data\n", {
+            "log(), negation and subtraction, with PyTorch's gradients":
+                "the gradient of ((x * x + 1.0).log() * y).sum() for input 0, PyTorch's:"
+                " expected [ 2.4 , -0.25, -1.2 ], got [ 0.8, -1. ,  0.8]",
+            "the score function: the gradient of a log-softmax entry, Categorical's":
+                "got [1.546549, 0.331499, 0.121952]",
+            "REINFORCE on chapter 7's three-armed bandit: PyTorch's policy, and the best arm":
+                "the policy after 300 REINFORCE updates"}),
+    "sum_to that matches size-1 axes before dropping the leading ones": (
+        lambda: SUM_TO_BODY, SUM_TO_STRETCHED + """    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    return grad
+""", {
+            "broadcasting undone: each input's gradient summed back to its own shape":
+                "the shape of the gradient of (c * b).sum(), c of shape (3, 1), b of shape"
+                " (2, 3, 4) for input 0, PyTorch's (the input's): expected (3, 1), got (1, 4)"}),
     "sum_to that sums everything and spreads it": (
         lambda: SUM_TO_BODY, SUM_TO_SPREAD, {
             "broadcasting undone: each input's gradient summed back to its own shape":

@@ -77,6 +77,8 @@ def _show(value: Any) -> str:
     its class (not `<_myautograd_0.Node object at 0x...>`)."""
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=6, separator=", ")
+    if isinstance(value, np.generic):  # a NumPy number: as a number, not np.float64(...)
+        return repr(value.item())
     if hasattr(value, "next_functions") and callable(getattr(value, "name", None)):
         try:
             return f"a node, {value.name()}"

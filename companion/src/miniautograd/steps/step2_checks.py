@@ -41,6 +41,8 @@ def leaf_in_place(m: ModuleType) -> None:
         raise MismatchError("x.add_(1.0), x a leaf that requires grad: expected RuntimeError "
                             "('a leaf Variable that requires grad is being used in an "
                             "in-place operation.'), got no error")
+    expect("x._version after the refused x.add_(1.0) (nothing changed, as in PyTorch)",
+           x._version, 0)
 
 
 def in_place_records(m: ModuleType) -> None:
@@ -128,6 +130,14 @@ def saved_input_changed(m: ModuleType) -> None:
         z.sum().backward()
 
     stale(m, program, "z = x * w; w.add_(1.0) twice; z.sum().backward()", 2)
+
+    def reading(m):  # the check is in saved_tensors itself, as in PyTorch's _saved_other
+        x, w = m.Tensor(X, requires_grad=True), m.Tensor(Y)
+        z = x * w
+        w.add_(1.0)
+        _ = z.grad_fn.saved_tensors  # reading them must raise
+
+    stale(m, reading, "z = x * w; w.add_(1.0); z.grad_fn.saved_tensors", 1)
 
 
 def saved_result_changed(m: ModuleType) -> None:

@@ -54,6 +54,23 @@ def scale(base: type, tensor: type | None, seen: list) -> type:
     return Scale
 
 
+def blind(base: type, tensor: type | None) -> type:
+    """x * w as a Function whose backward returns None for w, even when w requires grad."""
+
+    class Blind(base):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(w)
+            return tensor(x.data * w.data) if tensor is not None else x * w
+
+        @staticmethod
+        def backward(ctx, grad):
+            (w,) = ctx.saved_tensors
+            return grad * (w.data if tensor is not None else w), None
+
+    return Blind
+
+
 def flip(base: type, tensor: type) -> type:
     """The elements in reverse order, with a backward that forgets to reverse the gradient:
     right for the gradient of a sum, wrong for the Jacobian."""
@@ -139,6 +156,13 @@ def needs_input_grad(m: ModuleType) -> None:
            "requiring grad", seen, torch_seen)
     expect("x.grad of Scale.apply(x, w).sum() (backward returns None for w)", x.grad,
            tx.grad.numpy())
+    x, w = mine(m, X, Y)  # now w requires grad, and gets its gradient by another way too
+    (blind(m.Function, m.Tensor).apply(x, w) + w).sum().backward()
+    tx, tw = torch_leaves(X, Y)
+    (blind(torch.autograd.Function, None).apply(tx, tw) + tw).sum().backward()
+    expect("w.grad of (Blind.apply(x, w) + w).sum(), w requiring grad, Blind's backward "
+           "returning None for it (no gradient that way, as in PyTorch)", w.grad,
+           tw.grad.numpy())
 
 
 def function_saved_changed(m: ModuleType) -> None:
@@ -167,6 +191,10 @@ def backward_gradient(m: ModuleType) -> None:
         raise MismatchError("(x * x).backward() without a gradient, x a vector: expected "
                             "PyTorch's RuntimeError ('grad can be implicitly created only for "
                             "scalar outputs'), got no error")
+    one = m.Tensor([2.0], requires_grad=True)
+    (one * one).backward()  # one element: a scalar output for PyTorch, whatever its shape
+    expect("x.grad of (x * x).backward(), x = Tensor([2.0]) (one element), PyTorch's",
+           one.grad, np.array([4.0]))
 
 
 def gradcheck_passes(m: ModuleType) -> None:
@@ -195,9 +223,34 @@ def gradcheck_raises(m: ModuleType, fn_name: str, make, why: str) -> None:
                         f"PyTorch's gradcheck raises, got {result!r}")
 
 
+def wrong_second(base: type, tensor: type) -> type:
+    """x * w, with a backward right for x and wrong for w (2 x where x is due)."""
+
+    class WrongProduct(base):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return tensor(x.data * w.data)
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, w = ctx.saved_tensors
+            return grad * w.data, grad * 2 * x.data
+
+    return WrongProduct
+
+
 def gradcheck_wrong_derivative(m: ModuleType) -> None:
     gradcheck_raises(m, "WrongCube", lambda m: cube(m.Function, m.Tensor, wrong=True),
                      "a backward of 2 x ** 2 for x ** 3")
+    x, w = mine(m, X, Y)
+    try:
+        result = m.gradcheck(wrong_second(m.Function, m.Tensor).apply, x, w)
+    except RuntimeError:
+        return
+    raise MismatchError(f"gradcheck(WrongProduct.apply, x, w), x * w with a backward right for x "
+                        f"and wrong for w (every input that requires grad is checked): expected "
+                        f"RuntimeError, as PyTorch's gradcheck raises, got {result!r}")
 
 
 def gradcheck_jacobian(m: ModuleType) -> None:

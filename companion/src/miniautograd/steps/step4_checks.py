@@ -28,6 +28,10 @@ def records_nothing(m: ModuleType) -> None:
         expect(f"{what} under no_grad(): grad_fn", t.grad_fn, None)
         expect(f"{what} under no_grad(): requires_grad", t.requires_grad, False)
     expect("x * 2.0 after the block: requires_grad", (x * 2.0).requires_grad, True)
+    with m.no_grad():
+        made = m.Tensor(X, requires_grad=True)
+    expect("Tensor(X, requires_grad=True) made under no_grad(): requires_grad (a leaf keeps "
+           "what it was asked for, as in PyTorch)", made.requires_grad, True)
 
 
 def restores(m: ModuleType) -> None:
@@ -44,6 +48,10 @@ def restores(m: ModuleType) -> None:
                 raise KeyError("inside the block")
         except KeyError:
             out.append(engine.is_grad_enabled())
+        else:
+            raise MismatchError("a KeyError raised inside `with no_grad():` did not come out of "
+                                "the block: no_grad() swallowed it (an __exit__ that returns "
+                                "True does; return nothing)")
     expect("is_grad_enabled() after a nested no_grad() block ends, and after a block that "
            "raised", seen, torch_seen)
 
@@ -95,6 +103,15 @@ def detach_shares(m: ModuleType) -> None:
     expect("y.detach(), taken before y.add_(1.0) under no_grad(): its data (in PyTorch, add_ "
            "writes into the array, which detach() shares)", d.data,
            np.exp(X) + 1.0)
+    (x * x).sum().backward()
+    leaf = x.detach()
+    expect("x.detach().grad, x having a .grad (a new tensor: no .grad, as in PyTorch)",
+           leaf.grad, None)
+    leaf.requires_grad = True
+    (leaf * 3.0).sum().backward()
+    expect("x.grad after d = x.detach(); d.requires_grad = True; (d * 3.0).sum().backward(): "
+           "x's own, unchanged (d is a leaf of its own, as in PyTorch)", x.grad,
+           2 * np.array(X))
 
 
 def detach_stops(m: ModuleType) -> None:

@@ -300,13 +300,15 @@ def backward(root, gradient=None):
     ready = [root.grad_fn]
     while ready:
         node = ready.pop()
-        grads = node(buffers.pop(node))
+        incoming = buffers.pop(node, None)  # None: only Nones reached it
+        grads = (node(incoming) if incoming is not None
+                 else (None,) * len(node.next_functions))
         for next_node, grad in zip(node.next_functions, grads, strict=True):
             if next_node is None:
                 continue
-            if next_node in buffers:
+            if grad is not None and next_node in buffers:
                 buffers[next_node] = buffers[next_node] + grad
-            else:
+            elif grad is not None:  # a backward's None adds nothing
                 buffers[next_node] = grad
             dependencies[next_node] -= 1
             if dependencies[next_node] == 0:

@@ -4,6 +4,7 @@ what the fetches need, once per operation, and its result is differentiable."""
 
 from __future__ import annotations
 
+import contextlib
 from types import ModuleType
 
 import numpy as np
@@ -70,6 +71,14 @@ def runs(m: ModuleType) -> None:
     for what, built in [("Tensor(Y) * x", m.Tensor(Y) * x), ("x * Tensor(Y)", x * m.Tensor(Y))]:
         expect(f"run({what}, {{x: X}}).data", m.run(built, {x: np.array(X)}).data,
                np.array(Y) * X)
+    (x_new, w_new), _ = FEEDS[1], FEEDS[2]
+    feed = {x: np.array(X), w: np.array(Y)}
+    m.run(loss, feed)
+    expect("the feed dict after run(loss, feed): the keys it had (run() keeps its values "
+           "apart)", len(feed), 2)
+    feed[x], feed[w] = np.array(x_new), np.array(w_new)
+    expect(f"run(loss, feed) again, feed's values changed to {x_new}, {w_new}: PyTorch's "
+           "eager value for the new ones", m.run(loss, feed).data, torch_run(x_new, w_new)[0])
 
 
 def differentiable(m: ModuleType) -> None:
@@ -110,6 +119,10 @@ def once_each(m: ModuleType) -> None:
     expect("forward calls of Double in run([y, d], {x: X})", len(calls), 1)
     expect("run([y, d], feed)[0]", both[0].data, value.data)
     expect("run([y, d], feed)[1]", both[1].data, d_value)
+    one = m.run([d], {x: np.array(X)})
+    if not isinstance(one, list) or len(one) != 1:
+        raise MismatchError(f"run([d], feed): expected a list of one tensor (a list of fetches "
+                            f"gives a list), got {type(one).__name__}")
 
 
 def missing_feed(m: ModuleType) -> None:
@@ -120,9 +133,17 @@ def missing_feed(m: ModuleType) -> None:
         if "'w'" not in str(error):
             raise MismatchError(f"run(x * w, {{x: X}}): expected the ValueError to name the "
                                 f"placeholder 'w', got {str(error)!r}") from None
+    except Exception as error:  # another exception than the one asked for: say which
+        raise MismatchError(f"run(x * w, {{x: X}}), w not fed: expected ValueError naming 'w',"
+                            f" got {type(error).__name__}: {error}") from None
     else:
         raise MismatchError("run(x * w, {x: X}), w not fed: expected ValueError naming 'w', "
                             "got no error")
+    for fetches in ([x * 2.0, w], [w, x * 2.0]):  # x computed before w is missed, or after
+        with contextlib.suppress(ValueError):
+            m.run(fetches, {x: np.array(X)})
+    expect("run(x * 2.0, {x: Y}) after runs that raised, w not fed (nothing kept from them)",
+           m.run(x * 2.0, {x: np.array(Y)}).data, 2.0 * np.array(Y))
 
 
 def deep(m: ModuleType) -> None:

@@ -65,20 +65,41 @@ def result_then_more(x, w):
     return loss
 
 
+def dropped_then_more(x, w):
+    """A function that drops a result, then returns another (a tape that kept only the ids of
+    results could take a new tensor for the dropped one)."""
+    x * 5.0  # run, and dropped at once
+    return x * 3.0 + w
+
+
+def functions(m: ModuleType) -> list[tuple[str, str, object]]:
+    """The functions the replay checks trace: (name, what it does, the function)."""
+    def under_no_grad(x, w):  # recorded by torch.jit.trace all the same
+        import torch
+
+        with (torch.no_grad() if isinstance(x, torch.Tensor) else m.no_grad()):
+            y = x * w
+        return (y + 1.0).sum()
+
+    return [("program", "", program),
+            ("f", " (f returns (x * w + x.exp()).sum() and then runs x.exp(): the replay "
+                  "computes what f returns)", result_then_more),
+            ("g", " (g runs x * 5.0, drops it, and returns x * 3.0 + w)", dropped_then_more),
+            ("h", " (h computes y = x * w under no_grad() and returns (y + 1.0).sum(): "
+                  "torch.jit.trace records what runs under no_grad() too)", under_no_grad)]
+
+
 def replays(m: ModuleType) -> None:
     import torch
 
-    for name, fn in [("program", program), ("f", result_then_more)]:
+    for name, about, fn in functions(m):
         traced = m.trace(fn, m.Tensor(X), m.Tensor(Y))
         torch_traced = torch_trace(fn, X, Y)
         for x_value, w_value in FEEDS:
             want = torch_traced(torch.tensor(x_value, dtype=torch.float64),
                                 torch.tensor(w_value, dtype=torch.float64)).numpy()
-            what = f"trace({name}, ...)({x_value}, {w_value}), torch.jit.trace's"
-            if name == "f":
-                what += (" (f returns (x * w + x.exp()).sum() and then runs x.exp(): the "
-                         "replay computes what f returns)")
-            expect(what, traced(np.array(x_value), np.array(w_value)).data, want)
+            expect(f"trace({name}, ...)({x_value}, {w_value}), torch.jit.trace's{about}",
+                   traced(np.array(x_value), np.array(w_value)).data, want)
 
 
 def still_recording(m: ModuleType, after: str) -> None:

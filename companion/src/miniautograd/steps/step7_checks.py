@@ -26,6 +26,10 @@ def compare(m: ModuleType, what: str, program, *values) -> None:
     out.backward()
     torch_out.backward()
     for i, (leaf, torch_leaf) in enumerate(zip(ours, theirs, strict=True)):
+        if leaf.grad is None:
+            raise MismatchError(f"the gradient of {what} for input {i}: PyTorch's is "
+                                f"{torch_leaf.grad.numpy()}, got None: no gradient reached it "
+                                "(is every operation on the way recorded?)")
         expect(f"the shape of the gradient of {what} for input {i}, PyTorch's (the input's)",
                np.shape(leaf.grad), tuple(torch_leaf.grad.shape))
         expect(f"the gradient of {what} for input {i}, PyTorch's", leaf.grad,
@@ -37,6 +41,8 @@ def log_neg_sub(m: ModuleType) -> None:
             X, Y)
     compare(m, "(-x * y).sum()", lambda x, y: (-x * y).sum(), X, Y)
     compare(m, "(2.0 - x).sum()", lambda x: (2.0 - x).sum(), X)
+    compare(m, "((x * x + 1.0).log() * y).sum()", lambda x, y: ((x * x + 1.0).log() * y).sum(),
+            X, Y)
 
 
 COLUMN = [[1.0], [-2.0], [0.5]]  # (3, 1): stretched along its size-1 axis
@@ -51,6 +57,37 @@ def broadcasting(m: ModuleType) -> None:
             lambda c, a: (c * a).sum(), COLUMN, MATRIX)
     compare(m, "(v * r).sum(), v of shape (3,), r of shape (2, 3)",
             lambda v, r: (v * r).sum(), X, ROWS)
+    compare(m, "(c * b).sum(), c of shape (3, 1), b of shape (2, 3, 4)",
+            lambda c, b: (c * b).sum(), COLUMN, [MATRIX, MATRIX[::-1]])
+    function_broadcasts(m)
+
+
+def function_broadcasts(m: ModuleType) -> None:
+    """A Function whose backward returns the output's shape for a number: the node sums it,
+    as PyTorch's engine does for every node (a custom Function's too)."""
+    import torch
+
+    def times(base, tensor, values):
+        class Times(base):
+            @staticmethod
+            def forward(ctx, s, v):
+                ctx.save_for_backward(s, v)
+                return tensor(values(s) * values(v))
+
+            @staticmethod
+            def backward(ctx, grad):
+                s, v = ctx.saved_tensors
+                return grad * values(v), grad * values(s)  # the first of the output's shape
+
+        return Times
+
+    s, v = mine(m, 2.0, X)
+    times(m.Function, m.Tensor, lambda t: t.data).apply(s, v).sum().backward()
+    ts, tv = torch_leaves(2.0, X)
+    times(torch.autograd.Function, lambda t: t, lambda t: t).apply(ts, tv).sum().backward()
+    expect("s.grad of Times.apply(s, v).sum(), s a number, v a vector, Times a Function whose "
+           "backward returns a vector for s (PyTorch's engine sums it)", s.grad,
+           ts.grad.numpy())
 
 
 def index(m: ModuleType) -> None:
