@@ -157,12 +157,12 @@ def needs_input_grad(m: ModuleType) -> None:
     expect("x.grad of Scale.apply(x, w).sum() (backward returns None for w)", x.grad,
            tx.grad.numpy())
     x, w = mine(m, X, Y)  # now w requires grad, and gets its gradient by another way too
-    (blind(m.Function, m.Tensor).apply(x, w) + w).sum().backward()
+    (blind(m.Function, m.Tensor).apply(x, w * 2.0) + w).sum().backward()
     tx, tw = torch_leaves(X, Y)
-    (blind(torch.autograd.Function, None).apply(tx, tw) + tw).sum().backward()
-    expect("w.grad of (Blind.apply(x, w) + w).sum(), w requiring grad, Blind's backward "
-           "returning None for it (no gradient that way, as in PyTorch)", w.grad,
-           tw.grad.numpy())
+    (blind(torch.autograd.Function, None).apply(tx, tw * 2.0) + tw).sum().backward()
+    expect("w.grad of (Blind.apply(x, w * 2.0) + w).sum(), Blind's backward returning None "
+           "for w * 2.0 (no gradient that way, and the node of w * 2.0 gets nothing but that "
+           "None, as in PyTorch)", w.grad, tw.grad.numpy())
 
 
 def function_saved_changed(m: ModuleType) -> None:
