@@ -524,6 +524,15 @@ def failures(outcomes: list[Outcome]) -> dict[str, str]:
     return {o.check: o.detail for o in outcomes if not o.passed}
 
 
+def broken_failures(step: int, original: str, replacement: str, folder: Path) -> dict[str, str]:
+    """The failing checks of `step` on its reference with `original` (found once) replaced."""
+    source = steps.reference(step)
+    assert source.count(original) == 1, original
+    path = folder / steps.FILE
+    path.write_text(source.replace(original, replacement))
+    return failures(steps.outcomes(step, path))
+
+
 @pytest.mark.parametrize("step", sorted(steps.STEPS))
 def test_each_reference_passes_every_check(step: int, tmp_path: Path,
                                            capsys: pytest.CaptureFixture) -> None:
@@ -569,11 +578,8 @@ def test_the_checks_catch_a_broken_engine(step: int, broken: str, tmp_path: Path
 def test_a_node_that_returns_a_bare_array_is_told_to_wrap_it(tmp_path: Path) -> None:
     """Without the tuple, a one-input node's array is zipped element by element: many checks
     fail, and one says why."""
-    path = tmp_path / steps.FILE
-    original = "return grads if isinstance(grads, tuple) else (grads,)"
-    assert steps.reference(3).count(original) == 1
-    path.write_text(steps.reference(3).replace(original, "return grads"))
-    found = failures(steps.outcomes(3, path))
+    found = broken_failures(3, "return grads if isinstance(grads, tuple) else (grads,)",
+                            "return grads", tmp_path)
     assert found["a node returns a tuple, one gradient per input, even for one input"] == (
         "Cube.apply(x).grad_fn(np.ones(3)): expected a tuple of one gradient per input (Cube's"
         " backward returns a single array: wrap it), got ndarray")
@@ -655,11 +661,8 @@ def test_a_check_before_its_file_exists_says_what_to_run(tmp_path: Path) -> None
 
 def test_a_message_names_a_node_not_its_address(tmp_path: Path) -> None:
     """A node where None was expected shows as its name(), as a reader's engine prints it."""
-    path = tmp_path / steps.FILE
-    original = "        if grad_enabled and any(ctx.needs_input_grad):\n"
-    assert steps.reference(4).count(original) == 1
-    path.write_text(steps.reference(4).replace(original, "        if any(ctx.needs_input_grad):\n"))
-    found = failures(steps.outcomes(4, path))
+    found = broken_failures(4, "        if grad_enabled and any(ctx.needs_input_grad):\n",
+                            "        if any(ctx.needs_input_grad):\n", tmp_path)
     assert found["operations under no_grad() record nothing, and record again after"] == (
         "x * 2.0 under no_grad(): grad_fn: expected None, got a node, MulBackward")
 

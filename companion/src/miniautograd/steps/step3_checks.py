@@ -32,9 +32,10 @@ def cube(base: type, tensor: type, wrong: bool = False) -> type:
     return Cube
 
 
-def scale(base: type, tensor: type | None, seen: list) -> type:
-    """x * w as a Function that saves w only, returns None for what needs no gradient, and
-    writes what needs_input_grad was, in forward and in backward, into `seen`."""
+def scale(base: type, tensor: type | None, seen: list, blind: bool = False) -> type:
+    """x * w as a Function that saves w only, returns None for what needs no gradient (for w
+    always, if `blind`), and writes what needs_input_grad was, in forward and in backward, into
+    `seen`."""
 
     class Scale(base):
         @staticmethod
@@ -49,26 +50,9 @@ def scale(base: type, tensor: type | None, seen: list) -> type:
             (w,) = ctx.saved_tensors
             dx = grad * (w.data if tensor is not None else w)
             return (dx if ctx.needs_input_grad[0] else None,
-                    None if not ctx.needs_input_grad[1] else grad)
+                    None if blind or not ctx.needs_input_grad[1] else grad)
 
     return Scale
-
-
-def blind(base: type, tensor: type | None) -> type:
-    """x * w as a Function whose backward returns None for w, even when w requires grad."""
-
-    class Blind(base):
-        @staticmethod
-        def forward(ctx, x, w):
-            ctx.save_for_backward(w)
-            return tensor(x.data * w.data) if tensor is not None else x * w
-
-        @staticmethod
-        def backward(ctx, grad):
-            (w,) = ctx.saved_tensors
-            return grad * (w.data if tensor is not None else w), None
-
-    return Blind
 
 
 def flip(base: type, tensor: type) -> type:
@@ -157,9 +141,10 @@ def needs_input_grad(m: ModuleType) -> None:
     expect("x.grad of Scale.apply(x, w).sum() (backward returns None for w)", x.grad,
            tx.grad.numpy())
     x, w = mine(m, X, Y)  # now w requires grad, and gets its gradient by another way too
-    (blind(m.Function, m.Tensor).apply(x, w * 2.0) + w).sum().backward()
+    (scale(m.Function, m.Tensor, [], blind=True).apply(x, w * 2.0) + w).sum().backward()
     tx, tw = torch_leaves(X, Y)
-    (blind(torch.autograd.Function, None).apply(tx, tw * 2.0) + tw).sum().backward()
+    (scale(torch.autograd.Function, None, [], blind=True).apply(tx, tw * 2.0) + tw).sum(
+        ).backward()
     expect("w.grad of (Blind.apply(x, w * 2.0) + w).sum(), Blind's backward returning None "
            "for w * 2.0 (no gradient that way, and the node of w * 2.0 gets nothing but that "
            "None, as in PyTorch)", w.grad, tw.grad.numpy())

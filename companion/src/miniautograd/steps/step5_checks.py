@@ -71,7 +71,7 @@ def runs(m: ModuleType) -> None:
     for what, built in [("Tensor(Y) * x", m.Tensor(Y) * x), ("x * Tensor(Y)", x * m.Tensor(Y))]:
         expect(f"run({what}, {{x: X}}).data", m.run(built, {x: np.array(X)}).data,
                np.array(Y) * X)
-    (x_new, w_new), _ = FEEDS[1], FEEDS[2]
+    x_new, w_new = FEEDS[1]
     feed = {x: np.array(X), w: np.array(Y)}
     m.run(loss, feed)
     expect("the feed dict after run(loss, feed): the keys it had (run() keeps its values "
