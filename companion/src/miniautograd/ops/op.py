@@ -108,7 +108,6 @@ def fast_apply(cls: type[Op]) -> Callable[..., Tensor]:
     backward_cls, forward = cls._backward_cls, cls.forward
     saves_result, is_view = cls.saves_result, cls.is_view
     new_node = object.__new__  # the node, without Node.__init__'s sequence number
-    shared = _SHARED.get  # one object for each value: see _SHARED
 
     def apply(*inputs: Any, **params: Any) -> Tensor:
         # One pass over the inputs finds which need grad and their edges, as edge_to() would;
@@ -139,15 +138,17 @@ def fast_apply(cls: type[Op]) -> Callable[..., Tensor]:
                 mark_views((out,), inputs[0])
             return out
         needs, numbers = tuple(needs), tuple(numbers)
-        ctx.needs_input_grad = shared(needs) or _share(needs)
+        # One object for each value (see _SHARED): the module's dict, read when the op runs
+        # (not a method of it kept here), so that a dict put in its place is the one used.
+        ctx.needs_input_grad = _SHARED.get(needs) or _share(needs)
         ctx._seq = next_sequence_nr()
         if ANOMALY.enabled:
             ctx._forward_trace = forward_trace()
-        ctx._next_nodes, ctx._next_nrs = tuple(nodes), shared(numbers) or _share(numbers)
+        ctx._next_nodes, ctx._next_nrs = tuple(nodes), _SHARED.get(numbers) or _share(numbers)
         out = Tensor._make(forward(ctx, *inputs, **params), True, ctx)
         data = out._data  # numpy hands back a scalar for a 0-d result; _make made it an array
         meta = ((data.shape, data.dtype),)
-        ctx._output_meta = shared(meta) or _share(meta)
+        ctx._output_meta = _SHARED.get(meta) or _share(meta)
         if saves_result:
             saved = ctx._result = SavedTensor(out)
             saved._as_output(out)
