@@ -487,6 +487,7 @@ OPS = [
     row("clamp_", [(3, 4)], lambda t, a: a.clone().clamp_(-0.5, 0.5)),
     row("clamp_min_", [(3, 4)], lambda t, a: a.clone().clamp_(min=0)),
     row("zero_", [(3, 4), (3, 4)], lambda t, a, b: (a * 1).zero_() + b),
+    row("copy_", [(3, 4), (4,)], lambda t, a, b: (a * 2).copy_(b) * a),
     # each unary op's in-place form, as a method and (where torch has one) a function
     row("sin_cos_", [(3, 4)], lambda t, a: a.clone().sin_() + t.cos_(a * 2)),
     row("reciprocal_", [NONZERO], lambda t, a: a.clone().reciprocal_() + t.reciprocal_(a * 2)),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _rounding
+from .. import _backend, _rounding
 from .._backend import xp_of
 from .._tensor import Tensor
 from ._util import floating, operands, quiet, result_dtype
@@ -460,6 +460,31 @@ class Fill(Op):
 
 class Zero(Fill):
     pass
+
+
+class Copy(Op):
+    """``self.copy_(src)``: src's values, broadcast to self's shape and cast to its dtype. The
+    old values are overwritten, not combined (``inf`` or ``nan`` in self leave no trace), so
+    their gradient is zero; src's is the incoming gradient (the engine sums it back to src's
+    shape and casts it to src's dtype)."""
+
+    node_name = "torch::autograd::CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, a, src):
+        target = a._data
+        if np.broadcast_shapes(src._data.shape, target.shape) != target.shape:
+            raise RuntimeError(
+                f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(src._data.shape, target.shape))}: copy_ cannot "
+                "grow self; src must broadcast to self's shape"
+            )
+        data = _backend.asarray(src._data, target.dtype, a.device)
+        return xp_of(target).broadcast_to(data, target.shape).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_constant(grad), grad
 
 
 class Abs(Op):
