@@ -54,3 +54,30 @@ def test_copy_into_a_view_and_without_grad():
 
 def test_copy_refuses_a_src_that_does_not_broadcast():
     raises_like_torch(lambda t: t.zeros(3).copy_(t.ones(2, 3)))
+
+
+# ---- the first .grad under create_graph is a copy ----------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore:Using backward.. with create_graph=True")
+def test_first_grad_under_create_graph_is_a_copy():
+    """torch stores a copy of the incoming gradient (a CopyBackwards node over its graph):
+    changing the gradient given, or .grad in place, changes nothing else."""
+
+    def program(t):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        x.sum().backward(create_graph=True)
+        x.grad.add_(1)
+        y = t.tensor([1.0, 2.0], requires_grad=True)
+        g = t.tensor([3.0, 4.0])
+        y.backward(g, create_graph=True)
+        same = y.grad is g
+        g.add_(10)
+        z = t.tensor([1.0, 2.0], requires_grad=True)
+        (z * z).sum().backward(create_graph=True)
+        node = z.grad.grad_fn
+        names = [node.name(), [f and f.name() for f, _ in node.next_functions]]
+        z.grad.sum().backward()
+        return x.grad, same, y.grad, names, z.grad
+
+    same_on_both(program)
