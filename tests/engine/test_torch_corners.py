@@ -81,3 +81,94 @@ def test_first_grad_under_create_graph_is_a_copy():
         return x.grad, same, y.grad, names, z.grad
 
     same_on_both(program)
+
+
+# ---- what where and indexing read in backward is saved, versioned and freed --------------------
+
+
+def _changed_after_use(make):
+    """``make(t, x, key)`` uses ``key``; key is then changed in place before backward."""
+
+    def program(t):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        key = make.key(t)
+        y = make(t, x, key)
+        key[0] = key[1]
+        y.sum().backward()
+
+    return program
+
+
+def _where(t, x, cond):
+    return t.where(cond, x, t.zeros(2, 3))
+
+
+def _index(t, x, idx):
+    return x[:, idx]
+
+
+def _mask(t, x, mask):
+    return x[mask]
+
+
+def _embedding(t, x, ids):
+    return t.nn.functional.embedding(ids, x)
+
+
+_where.key = lambda t: t.tensor([[True, False, True], [False, True, True]])
+_index.key = lambda t: t.tensor([0, 2, 2])
+_mask.key = _where.key
+_embedding.key = lambda t: t.tensor([1, 0, 1])
+CHANGED = {"where": _where, "index": _index, "mask": _mask, "embedding": _embedding}
+
+
+@pytest.mark.parametrize("make", CHANGED.values(), ids=CHANGED.keys())
+def test_a_condition_or_index_changed_in_place_is_refused(make):
+    raises_like_torch(_changed_after_use(make), "modified by an inplace operation",
+                      "is at version 1; expected version 0")
+
+
+def test_the_indices_max_dim_returned_changed_in_place_are_refused():
+    def program(t):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        values, indices = x.max(1)
+        indices[0] = 0
+        values.sum().backward()
+
+    raises_like_torch(program, "modified by an inplace operation")
+
+
+@pytest.mark.parametrize("make", CHANGED.values(), ids=CHANGED.keys())
+def test_a_condition_or_index_is_freed_by_backward(make):
+    def program(t, retain):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        y = make(t, x, make.key(t)).sum()
+        y.backward(retain_graph=retain)
+        y.backward()
+        return x.grad
+
+    raises_like_torch(lambda t: program(t, False), "backward through the graph a second time")
+    same_on_both(lambda t: program(t, True))
+    x = mini.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+    key = make.key(mini)
+    y = make(mini, x, key)
+    node = y.grad_fn
+    y.sum().backward()
+    assert node._packed is None
+    assert not any(v is key for v in vars(node).values())
+
+
+def test_double_backward_through_a_tensor_index():
+    def program(t):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        v = t.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        idx = t.tensor([0, 2, 2])
+        (g,) = t.autograd.grad((x[:, idx] * x[:, idx]).sum(), x, create_graph=True)
+        (gg,) = t.autograd.grad((g * v).sum(), x)
+        w = t.tensor([[1.0, 0.0, 2.0], [3.0, 1.0, 0.5]], requires_grad=True)
+        (e,) = t.autograd.grad(t.nn.functional.embedding(t.tensor([0, 1, 1]), w).pow(2).sum(), w,
+                               create_graph=True)
+        (ee,) = t.autograd.grad((e * w).sum(), w)
+        return g, gg, e, ee
+
+    same_on_both(program)

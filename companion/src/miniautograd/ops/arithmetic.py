@@ -597,13 +597,14 @@ class Where(Op):
     @staticmethod
     def forward(ctx, a, b, condition=None):
         x, y = operands(a, b)
-        ctx.condition = condition
+        ctx.save(condition=condition)
         return np.where(condition._data, x, y)
 
     @staticmethod
     def backward(ctx, grad):
+        (condition,) = ctx.saved_tensors
         zero = grad * 0
-        return where(ctx.condition, grad, zero), where(ctx.condition, zero, grad)
+        return where(condition, grad, zero), where(condition, zero, grad)
 
 
 # ---- what the table calls: torch's signatures ----------------------------------------------

@@ -241,7 +241,8 @@ class EmbeddingDenseBackward(Op):
 
     @staticmethod
     def forward(ctx, grad, indices=None, num_weights=0, padding_idx=-1):
-        ctx.indices, ctx.padding_idx = indices, padding_idx
+        ctx.save(indices=indices)
+        ctx.padding_idx = padding_idx
         data = grad._data
         out = xp_of(data).zeros((num_weights, data.shape[-1]), dtype=data.dtype)
         add_at(out, indices._data, data)
@@ -251,10 +252,11 @@ class EmbeddingDenseBackward(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        rows = grad[ctx.indices]
+        (indices,) = ctx.saved_tensors
+        rows = grad[indices]
         if ctx.padding_idx < 0:
             return rows
-        return where((ctx.indices != ctx.padding_idx).unsqueeze(-1), rows, 0.0)  # +0, not -0
+        return where((indices != ctx.padding_idx).unsqueeze(-1), rows, 0.0)  # +0, not -0
 
 
 class NativeBatchNorm(Op):
