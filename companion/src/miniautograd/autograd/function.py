@@ -319,9 +319,12 @@ class BackwardFunction(Node):
         for position in self._input_positions:
             grad = grads[position] if self.needs_input_grad[position] else None
             if grad is not None and not isinstance(grad, Tensor):
-                raise TypeError(
-                    f"function {self.name()} returned a gradient of type "
-                    f"{type(grad).__name__} at index {position}; return a Tensor or None."
+                kind = type(grad)
+                name = kind.__qualname__ if kind.__module__ == "builtins" else \
+                    f"{kind.__module__}.{kind.__qualname__}"
+                raise RuntimeError(
+                    f"expected Variable or None (got {name}): function {self.name()} "
+                    f"returned it at index {position}; return a Tensor or None."
                 )
             checked.append(grad)
         return tuple(checked)
@@ -348,8 +351,14 @@ class Function:
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward{cls._node_suffix}"
         cls.node_name = name
         namespace, _, short = name.rpartition("::")
+        # The node class is made here, not written out: ``__wrapped__`` (which
+        # inspect.getsource and Jupyter's ``??`` follow) leads to the source of the class
+        # whose backward it runs (``cls``, or the base it inherits backward from), where
+        # forward and backward stand side by side.
+        source = next((c for c in cls.__mro__ if "backward" in c.__dict__), Function)
         body: dict[str, Any] = {"_forward_cls": cls, "__module__": cls.__module__,
-                                "__qualname__": short}
+                                "__qualname__": short,
+                                "__wrapped__": cls if source is Function else source}
         if namespace:  # nodes torch implements in C++ report a namespaced name()
             body["name"] = lambda self: name
         cls._backward_cls = type(short, (cls._node_base,), body)

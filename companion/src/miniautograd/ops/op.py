@@ -36,7 +36,36 @@ class OpNode(BackwardFunction):
 
     def apply(self, *grad_outputs: Any) -> tuple:
         grads = self._forward_cls.backward(self, *grad_outputs)
-        return grads if isinstance(grads, tuple) else (grads,)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.needs_input_grad):
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{len(self.needs_input_grad)}, got {len(grads)}): "
+                f"{_where_defined(self._forward_cls)}.backward must return one gradient (a "
+                "Tensor, or None) for each input of forward, numbers included, in order."
+            )
+        for index, grad in enumerate(grads):
+            if grad is not None and not isinstance(grad, Tensor):
+                raise RuntimeError(
+                    f"expected Variable or None (got {_type_name(grad)}): function "
+                    f"{self.name()} returned it at index {index}. "
+                    f"{_where_defined(self._forward_cls)}.backward must return Tensors (or "
+                    "None): compute with the tensors it is given, or wrap an array with "
+                    "Tensor._make(array)."
+                )
+        return grads
+
+
+def _where_defined(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _type_name(value: Any) -> str:
+    """torch's name for a value's type: ``numpy.ndarray``, ``float``."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
 
 
 class Op(Function):
