@@ -11,8 +11,9 @@ import torch
 from helpers import raises_like_torch
 
 import miniautograd as mini
+from miniautograd import _creation, _tensor
 from miniautograd.autograd import Function
-from miniautograd.ops import TABLE
+from miniautograd.ops import TABLE, arithmetic, shape
 from miniautograd.ops.op import Op
 
 
@@ -132,3 +133,16 @@ def test_a_function_returning_an_array_raises_torchs_error():
     x = mini.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match=r"expected Variable or None \(got numpy.ndarray\)"):
         Twice.apply(x).sum().backward()
+
+
+def test_step_functions_share_an_honest_base_not_sign():
+    """round, floor and ceil are not kinds of sign: all four are piecewise-constant ops."""
+    for op in (arithmetic.Round, arithmetic.RoundDecimals, arithmetic.Floor, arithmetic.Ceil):
+        assert not issubclass(op, arithmetic.Sign), op
+        assert issubclass(op, arithmetic._PiecewiseConstant)
+
+
+def test_shape_arguments_are_read_by_one_function():
+    assert shape.shape_args is _tensor.shape_args is _creation.shape_args
+    x = mini.zeros(2, 3)
+    assert x.reshape(mini.Size([3, 2])).shape == x.reshape((3, 2)).shape == x.reshape([3, 2]).shape

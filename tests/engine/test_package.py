@@ -237,3 +237,30 @@ def test_the_readmes_add_an_op_diff_is_the_code_as_it_is() -> None:
     done = subprocess.run([git, "apply", "--reverse", "--check", "-"], input=diff.group(1),
                           text=True, capture_output=True, cwd=REPOSITORY)
     assert done.returncode == 0, done.stderr
+
+
+def _subpackage(module: str) -> str:
+    """The subpackage a module belongs to (``miniautograd.ops``), or the root package."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 2 or _is_package(module) else ROOT
+
+
+def test_no_private_name_is_imported_across_subpackages():
+    """A private module or name (``_util``, ``_keep``) inside a subpackage is used only in that
+    subpackage; another subpackage asks for what it needs by a public name."""
+    crossing = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _absolute(module, node)
+            owner = _subpackage(source) if source in MODULES else ROOT
+            if owner == ROOT or owner == _subpackage(module):
+                continue
+            inside = source[len(owner) + 1:].split(".") if source != owner else []
+            names = [a.name for a in node.names]
+            if any(p.startswith("_") for p in inside) or any(
+                    n.startswith("_") and not n.startswith("__") for n in names):
+                crossing.append(f"{module}: from {source} import {', '.join(names)}")
+    assert crossing == []

@@ -405,10 +405,11 @@ def zeros_like_constant(tensor: Tensor) -> Tensor:
     return Tensor._make(np.zeros_like(tensor._data))
 
 
-class Sign(Op):
-    """Piecewise constant: its gradient is zero everywhere it is defined."""
+class _PiecewiseConstant(Op):
+    """A step function (sign, round, floor, ceil): its gradient is zero everywhere it is
+    defined. Each subclass names the NumPy ``function`` it computes."""
 
-    function: Any = staticmethod(np.sign)
+    function: Any = None
 
     @classmethod
     def forward(cls, ctx, a):
@@ -419,11 +420,15 @@ class Sign(Op):
         return zeros_like_constant(grad)
 
 
-class Round(Sign):
+class Sign(_PiecewiseConstant):
+    function = staticmethod(np.sign)
+
+
+class Round(_PiecewiseConstant):
     function = staticmethod(np.round)  # halves to even, as torch.round
 
 
-class RoundDecimals(Sign):
+class RoundDecimals(_PiecewiseConstant):
     node_name = "RoundBackward1"  # torch's overload with the ``decimals`` keyword
 
     @staticmethod
@@ -436,11 +441,11 @@ def round_to(self: Tensor, *, decimals: int | None = None) -> Tensor:
     return Round.apply(self) if decimals is None else RoundDecimals.apply(self, decimals=decimals)
 
 
-class Floor(Sign):
+class Floor(_PiecewiseConstant):
     function = staticmethod(np.floor)
 
 
-class Ceil(Sign):
+class Ceil(_PiecewiseConstant):
     function = staticmethod(np.ceil)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._backend import device as Device
-from .._tensor import SortResult, Tensor
+from .._tensor import SortResult, Tensor, shape_args
 from ..autograd.function import Function
 from ._util import raise_device_mismatch, result_dtype
 from .op import Op
@@ -76,13 +76,6 @@ class UnsafeView(Op):
 
 class ReshapeAlias(View):
     """A reshape that is a view of a non-contiguous tensor (torch's ``_reshape_alias``)."""
-
-
-def shape_args(args: tuple) -> tuple:
-    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return args
 
 
 def reshape(self: Tensor, *shape: Any) -> Tensor:
