@@ -131,6 +131,14 @@ def test_the_import_graph_is_read_correctly():
     assert not any(m.startswith("miniautograd.autograd") for m in GRAPH["miniautograd._tensor"])
 
 
+def test_a_node_does_not_know_the_function_module():
+    """One way: ``function.py`` (Function, recording) imports the node module
+    (``backward_function.py``), which the engine imports too; never the other way round."""
+    assert "miniautograd.autograd.backward_function" in GRAPH["miniautograd.autograd.function"]
+    assert "miniautograd.autograd.function" not in GRAPH["miniautograd.autograd.backward_function"]
+    assert "miniautograd.autograd.function" not in GRAPH["miniautograd.autograd.engine"]
+
+
 def test_every_lazy_import_of_the_package_says_why():
     """An import inside a function must be there for a reason, written next to it. (Lazy
     imports of optional dependencies - torch, graphviz, CuPy - need none.)"""

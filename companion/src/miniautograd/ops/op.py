@@ -16,21 +16,15 @@ from typing import Any
 from .._tensor import Tensor
 from ..autograd.anomaly_mode import STATE as ANOMALY
 from ..autograd.anomaly_mode import forward_trace
-from ..autograd.function import (
-    BackwardFunction,
-    Function,
-    SavedTensor,
-    accumulator,
-    collect_next_edges,
-    mark_views,
-    set_history,
-)
+from ..autograd.backward_function import BackwardFunction, SavedTensor, accumulator
+from ..autograd.function import Function, collect_next_edges, mark_views, set_history
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import next_sequence_nr
 
 
 class OpNode(BackwardFunction):
-    """The node of a built-in op: backward returns one gradient per input, nothing to check."""
+    """The node of a built-in op: backward returns one gradient per input (checked, so that an
+    op written wrong is named where it fails)."""
 
     _runs_without_gradients = False  # a formula needs a gradient: no gradient, no call
 
