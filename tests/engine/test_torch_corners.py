@@ -172,3 +172,24 @@ def test_double_backward_through_a_tensor_index():
         return g, gg, e, ee
 
     same_on_both(program)
+
+
+def test_a_gather_index_or_sort_indices_changed_in_place_are_refused():
+    """gather saves its index, sort the indices it returns (torch's ``_saved_index``,
+    ``_saved_indices``): changed in place before backward, they are refused."""
+
+    def gathered(t):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        index = t.tensor([[0, 2], [1, 1]])
+        y = x.gather(1, index)
+        index[0, 0] = 1
+        y.sum().backward()
+
+    def sorted_(t):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        values, indices = x.sort(1)
+        indices[0, 0] = 1
+        values.sum().backward()
+
+    raises_like_torch(gathered, "modified by an inplace operation")
+    raises_like_torch(sorted_, "modified by an inplace operation")

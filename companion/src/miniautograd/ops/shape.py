@@ -262,6 +262,14 @@ def along(picks: Any, axis: int) -> tuple:
     return tuple(grid)
 
 
+def _with_tensor(key: tuple, axis: int, index: Tensor) -> tuple:
+    """``key`` with ``index`` itself (int64) at ``axis``: the op saves it (``keep_key``), so
+    that an index changed in place before backward is refused, as torch refuses it."""
+    if index._data.dtype != np.int64:
+        index = Tensor._make(index._data.astype(np.int64))
+    return (*key[:axis], index, *key[axis + 1:])
+
+
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = self[i][index[i][j]]`` for ``dim=1``, with torch's checks of ``index``.
     ``sparse_grad`` is accepted; the gradient is always a dense tensor."""
@@ -285,7 +293,7 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) 
         )
     if not data.ndim:
         return Gather.apply(self, key=())
-    return Gather.apply(self, key=along(picks.astype(np.int64, copy=False), axis))
+    return Gather.apply(self, key=_with_tensor(along(picks, axis), axis, index))
 
 
 def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
@@ -303,9 +311,10 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
         order = data.shape[axis] - 1 - order
     else:
         order = np.argsort(data, axis=axis, kind="stable")
-    order = order.astype(np.int64, copy=False)
-    values = (Sort if stable is None else SortStable).apply(self, key=along(order, axis))
-    return SortResult(values, Tensor._make(order))
+    indices = Tensor._make(order.astype(np.int64, copy=False))
+    key = _with_tensor(along(indices._data, axis), axis, indices)
+    values = (Sort if stable is None else SortStable).apply(self, key=key)
+    return SortResult(values, indices)
 
 
 class _KeyTensor:
