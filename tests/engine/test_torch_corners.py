@@ -193,3 +193,17 @@ def test_a_gather_index_or_sort_indices_changed_in_place_are_refused():
 
     raises_like_torch(gathered, "modified by an inplace operation")
     raises_like_torch(sorted_, "modified by an inplace operation")
+
+
+def test_a_class_target_changed_in_place_is_refused():
+    """nll_loss saves its target, and backward reads it from there (not from a copy kept
+    beside it), so a target changed in place before backward is refused, as in torch."""
+
+    def program(t):
+        x = t.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True)
+        target = t.tensor([2, 0])
+        loss = t.nn.functional.cross_entropy(x, target)
+        target[0] = 1
+        loss.backward()
+
+    raises_like_torch(program, "modified by an inplace operation")
