@@ -146,3 +146,15 @@ def test_shape_arguments_are_read_by_one_function():
     assert shape.shape_args is _tensor.shape_args is _creation.shape_args
     x = mini.zeros(2, 3)
     assert x.reshape(mini.Size([3, 2])).shape == x.reshape((3, 2)).shape == x.reshape([3, 2]).shape
+
+
+def test_an_op_without_staticmethod_fails_where_it_is_defined():
+    with pytest.raises(TypeError, match=r"_Plain.backward must be a @staticmethod"):
+
+        class _Plain(Op):
+            @staticmethod
+            def forward(ctx, a):
+                return a._data
+
+            def backward(ctx, grad):  # noqa: N805 - the mistake under test
+                return grad

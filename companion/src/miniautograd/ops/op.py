@@ -85,6 +85,14 @@ class Op(Function):
     _node_suffix = "0"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        for name in ("forward", "backward"):  # an op written wrong fails where it is written
+            method = cls.__dict__.get(name)
+            if method is not None and not isinstance(method, (staticmethod, classmethod)):
+                raise TypeError(
+                    f"{cls.__module__}.{cls.__qualname__}.{name} must be a @staticmethod: "
+                    f"it is called as {name}(ctx, ...), with the node as ctx, never on an "
+                    "instance of the op."
+                )
         super().__init_subclass__(**kwargs)
         # Speed: apply is a plain function per op class (see fast_apply), installed as the
         # Tensor method itself. Measured: ~6% fewer instructions on both the two-layer net and
