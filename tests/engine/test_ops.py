@@ -487,6 +487,7 @@ OPS = [
     row("clamp_", [(3, 4)], lambda t, a: a.clone().clamp_(-0.5, 0.5)),
     row("clamp_min_", [(3, 4)], lambda t, a: a.clone().clamp_(min=0)),
     row("zero_", [(3, 4), (3, 4)], lambda t, a, b: (a * 1).zero_() + b),
+    row("copy_", [(3, 4), (4,)], lambda t, a, b: (a * 2).copy_(b) * a),
     # each unary op's in-place form, as a method and (where torch has one) a function
     row("sin_cos_", [(3, 4)], lambda t, a: a.clone().sin_() + t.cos_(a * 2)),
     row("reciprocal_", [NONZERO], lambda t, a: a.clone().reciprocal_() + t.reciprocal_(a * 2)),
@@ -496,6 +497,17 @@ OPS = [
         lambda t, a: a.clone().clip_(-0.5, 0.5) + t.clip_(a * 2, max=1.0) +
         (a * 3).clamp_min_(0.25) + t.clamp_min_(a * 4, -1.0)),
     row("add_then_use", [(3, 4)], lambda t, a: _add_then_use(a)),
+    # ---- table names once without a row of their own ----
+    row("sign", [(3, 4)], lambda t, a: a.sign() * a + t.sign(a)),
+    row("reciprocal", [NONZERO], lambda t, a: a.reciprocal() + t.reciprocal(a * 2)),
+    row("clip", [(3, 4)], lambda t, a: a.clip(-0.5, 0.5) + t.clip(a, min=0.0)),
+    row("mv", [(3, 4), (4,)], lambda t, a, b: a.mv(b) + t.mv(a, b * 2)),
+    row("view_as", [(3, 4), (4, 3)], lambda t, a, b: a.view_as(b) * b),
+    row("reshape_as", [(3, 4), (2, 6)], lambda t, a, b: a.T.reshape_as(b) * b),
+    row("logical_xor", [BOOLS, MASK, (3, 4)],
+        lambda t, a, b, c: (a.logical_xor(b), a ^ b, (c > 0).logical_xor(c < 0.5), c * 1)),
+    row("rmatmul", [(3, 4), (4, 5)], lambda t, a, b: b.__rmatmul__(a)),
+    row("sum_to_size", [(3, 4)], lambda t, a: (a.sum_to_size(1, 4), a.sum_to_size((3, 1)))),
     # ---- chains: shared subexpressions and several paths ----
     row("torch_tensor_inputs", [torch.tensor([[1.0, -2.0]], requires_grad=True),
                                 torch.tensor([3.0, 0.5])], lambda t, a, b: (a * b).exp()),

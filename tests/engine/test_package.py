@@ -131,6 +131,14 @@ def test_the_import_graph_is_read_correctly():
     assert not any(m.startswith("miniautograd.autograd") for m in GRAPH["miniautograd._tensor"])
 
 
+def test_a_node_does_not_know_the_function_module():
+    """One way: ``function.py`` (Function, recording) imports the node module
+    (``backward_function.py``), which the engine imports too; never the other way round."""
+    assert "miniautograd.autograd.backward_function" in GRAPH["miniautograd.autograd.function"]
+    assert "miniautograd.autograd.function" not in GRAPH["miniautograd.autograd.backward_function"]
+    assert "miniautograd.autograd.function" not in GRAPH["miniautograd.autograd.engine"]
+
+
 def test_every_lazy_import_of_the_package_says_why():
     """An import inside a function must be there for a reason, written next to it. (Lazy
     imports of optional dependencies - torch, graphviz, CuPy - need none.)"""
@@ -237,3 +245,30 @@ def test_the_readmes_add_an_op_diff_is_the_code_as_it_is() -> None:
     done = subprocess.run([git, "apply", "--reverse", "--check", "-"], input=diff.group(1),
                           text=True, capture_output=True, cwd=REPOSITORY)
     assert done.returncode == 0, done.stderr
+
+
+def _subpackage(module: str) -> str:
+    """The subpackage a module belongs to (``miniautograd.ops``), or the root package."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 2 or _is_package(module) else ROOT
+
+
+def test_no_private_name_is_imported_across_subpackages():
+    """A private module or name (``_util``, ``_keep``) inside a subpackage is used only in that
+    subpackage; another subpackage asks for what it needs by a public name."""
+    crossing = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _absolute(module, node)
+            owner = _subpackage(source) if source in MODULES else ROOT
+            if owner == ROOT or owner == _subpackage(module):
+                continue
+            inside = source[len(owner) + 1:].split(".") if source != owner else []
+            names = [a.name for a in node.names]
+            if any(p.startswith("_") for p in inside) or any(
+                    n.startswith("_") and not n.startswith("__") for n in names):
+                crossing.append(f"{module}: from {source} import {', '.join(names)}")
+    assert crossing == []

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend, _dtype, _random, _rounding
-from ._tensor import Tensor, _shape_args
+from ._tensor import Tensor, shape_args
 
 DtypeLike = Any
 DeviceLike = Any
@@ -111,7 +111,7 @@ def _size_of(name: str, dims: tuple, size: Any) -> tuple:
     if size is None:
         if not dims:
             raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-        return _shape_args(dims)
+        return shape_args(dims)
     if dims:
         raise TypeError(
             f"{name}() received an invalid combination of arguments: the shape is given both "

@@ -70,8 +70,9 @@ class SortResult(MaxResult):
     __slots__ = ()
 
 
-def _shape_args(shape: tuple) -> tuple:
-    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
+def shape_args(shape: tuple) -> tuple:
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike (a ``Size`` or a list too): the one place
+    for creation functions and shape methods (reshape, view, expand, permute)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         return tuple(shape[0])
     return shape

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .autograd.function import BackwardFunction
+from .autograd.backward_function import BackwardFunction
 from .graph import Decorations, Graph, Layout, draw, summarize, to_numpy, walk
 from .ops.op import OpNode
 

@@ -24,7 +24,7 @@ from .._backend import xp_of
 from .._tensor import Tensor
 from .anomaly_mode import STATE as ANOMALY
 from .anomaly_mode import run_checked
-from .function import edge_to
+from .backward_function import edge_to
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad, GraphRoot, Node
 from .ready_queue import ReadyQueue

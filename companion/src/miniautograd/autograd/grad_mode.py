@@ -29,7 +29,7 @@ class _ModeContext:
 
     mode: bool
 
-    def __new__(cls, func: Callable | None = None, *args: Any) -> Any:
+    def __new__(cls, func: Callable | None = None, *args: Any, **kwargs: Any) -> Any:
         if callable(func) and cls is not set_grad_enabled:
             return cls()(func)
         return super().__new__(cls)

@@ -147,8 +147,10 @@ class AccumulateGrad(Node):
     def apply(self, grad: Any) -> tuple:
         leaf = self.variable
         if leaf._grad is None:
-            # Own the storage: the incoming buffer may be shared (a user's `gradient`, say).
-            leaf._grad = grad if STATE.enabled else grad._detached_copy()
+            # Own the storage: the incoming buffer may be shared (a user's `gradient`, or an
+            # expanded sum's). Under create_graph a differentiable copy, as torch's: a
+            # CopyBackwards node over the gradient's graph.
+            leaf._grad = _copy_of(grad) if STATE.enabled else grad._detached_copy()
         elif STATE.enabled:  # create_graph=True: keep the sum differentiable
             leaf._grad = leaf._grad + grad
         else:
@@ -156,6 +158,12 @@ class AccumulateGrad(Node):
         if leaf._post_accumulate_hooks:
             _run_post_accumulate_hooks(leaf)
         return ()
+
+
+def _copy_of(grad: Tensor) -> Tensor:
+    """A new tensor that copies ``grad`` (torch's ``empty_strided(...).copy_(grad)``)."""
+    copy = Tensor._make(grad._data.copy())
+    return copy.copy_(grad)
 
 
 def _run_post_accumulate_hooks(leaf: Any) -> None:

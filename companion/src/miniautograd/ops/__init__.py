@@ -18,7 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 from . import arithmetic, comparison, counting, inplace, linalg, nn_ops, reduction, shape
+from ._util import broadcast_axes
 from .table import Entry, bindings
+
+# What other subpackages may use: the table, and the axes a broadcast added (the static
+# graph's gradients undo broadcasting with it, as reduction.sum_to_size does).
+__all__ = ["TABLE", "Entry", "broadcast_axes", "install"]
 
 TABLE: tuple[Entry, ...] = (*arithmetic.TABLE, *comparison.TABLE, *counting.TABLE,
                             *reduction.TABLE,

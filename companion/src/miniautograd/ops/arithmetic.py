@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _rounding
+from .. import _backend, _rounding
 from .._backend import xp_of
 from .._tensor import Tensor
 from ._util import floating, operands, quiet, result_dtype
@@ -405,10 +405,11 @@ def zeros_like_constant(tensor: Tensor) -> Tensor:
     return Tensor._make(np.zeros_like(tensor._data))
 
 
-class Sign(Op):
-    """Piecewise constant: its gradient is zero everywhere it is defined."""
+class _PiecewiseConstant(Op):
+    """A step function (sign, round, floor, ceil): its gradient is zero everywhere it is
+    defined. Each subclass names the NumPy ``function`` it computes."""
 
-    function: Any = staticmethod(np.sign)
+    function: Any = None
 
     @classmethod
     def forward(cls, ctx, a):
@@ -419,11 +420,15 @@ class Sign(Op):
         return zeros_like_constant(grad)
 
 
-class Round(Sign):
+class Sign(_PiecewiseConstant):
+    function = staticmethod(np.sign)
+
+
+class Round(_PiecewiseConstant):
     function = staticmethod(np.round)  # halves to even, as torch.round
 
 
-class RoundDecimals(Sign):
+class RoundDecimals(_PiecewiseConstant):
     node_name = "RoundBackward1"  # torch's overload with the ``decimals`` keyword
 
     @staticmethod
@@ -436,11 +441,11 @@ def round_to(self: Tensor, *, decimals: int | None = None) -> Tensor:
     return Round.apply(self) if decimals is None else RoundDecimals.apply(self, decimals=decimals)
 
 
-class Floor(Sign):
+class Floor(_PiecewiseConstant):
     function = staticmethod(np.floor)
 
 
-class Ceil(Sign):
+class Ceil(_PiecewiseConstant):
     function = staticmethod(np.ceil)
 
 
@@ -460,6 +465,31 @@ class Fill(Op):
 
 class Zero(Fill):
     pass
+
+
+class Copy(Op):
+    """``self.copy_(src)``: src's values, broadcast to self's shape and cast to its dtype. The
+    old values are overwritten, not combined (``inf`` or ``nan`` in self leave no trace), so
+    their gradient is zero; src's is the incoming gradient (the engine sums it back to src's
+    shape and casts it to src's dtype)."""
+
+    node_name = "torch::autograd::CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, a, src):
+        target = a._data
+        if np.broadcast_shapes(src._data.shape, target.shape) != target.shape:
+            raise RuntimeError(
+                f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(src._data.shape, target.shape))}: copy_ cannot "
+                "grow self; src must broadcast to self's shape"
+            )
+        data = _backend.asarray(src._data, target.dtype, a.device)
+        return xp_of(target).broadcast_to(data, target.shape).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_constant(grad), grad
 
 
 class Abs(Op):
@@ -572,13 +602,14 @@ class Where(Op):
     @staticmethod
     def forward(ctx, a, b, condition=None):
         x, y = operands(a, b)
-        ctx.condition = condition
+        ctx.save(condition=condition)
         return np.where(condition._data, x, y)
 
     @staticmethod
     def backward(ctx, grad):
+        (condition,) = ctx.saved_tensors
         zero = grad * 0
-        return where(ctx.condition, grad, zero), where(ctx.condition, zero, grad)
+        return where(condition, grad, zero), where(condition, zero, grad)
 
 
 # ---- what the table calls: torch's signatures ----------------------------------------------

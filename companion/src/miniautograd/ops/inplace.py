@@ -17,7 +17,7 @@ import numpy as np
 from .. import _backend, _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
-from .arithmetic import Fill, Zero
+from .arithmetic import Copy, Fill, Zero
 from .shape import CopySlices, Index, positions_in_base, unwrap_key
 from .table import op
 
@@ -174,7 +174,11 @@ def _fill(self: Tensor, value: Any, fill: type) -> Tensor:
 
 
 def copy_(self: Tensor, src: Tensor) -> Tensor:
-    return in_place(self, lambda t: t * 0 + src.to(self.dtype).expand(self._data.shape))
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    return in_place(self, lambda t: Copy.apply(t, src))
 
 
 def setitem(self: Tensor, key: Any, value: Any) -> None:

@@ -97,18 +97,19 @@ class NllLoss(Op):
         if classes.size and (classes.min() < 0 or classes.max() >= data.shape[1]):
             raise IndexError(f"Target {int(classes.max())} is out of bounds.")
         ctx.save(target=target)
-        xp = xp_of(data)
-        rows = xp.arange(data.shape[0])
-        one_hot = xp.zeros(data.shape, dtype=data.dtype)
-        one_hot[rows, classes] = 1
-        ctx.one_hot, ctx.reduction, ctx.count = one_hot, reduction, data.shape[0]
+        ctx.reduction, ctx.count = reduction, data.shape[0]
         ctx.shape = log_probs._data.shape
-        picked = -data[rows, classes]
+        picked = -data[xp_of(data).arange(data.shape[0]), classes]
         return _reduce(picked, reduction, data.shape[0])
 
     @staticmethod
     def backward(ctx, grad):
-        one_hot = Tensor._make(ctx.one_hot)
+        (target,) = ctx.saved_tensors  # checked: a target changed in place is refused
+        classes = target._data.reshape(-1)
+        xp = xp_of(grad._data)
+        one_hot = xp.zeros((ctx.count, ctx.shape[-1]), dtype=grad._data.dtype)
+        one_hot[xp.arange(ctx.count), classes] = 1
+        one_hot = Tensor._make(one_hot)
         if ctx.reduction == "none":
             spread = grad.reshape(-1, 1)
         elif ctx.reduction == "mean":
@@ -241,7 +242,8 @@ class EmbeddingDenseBackward(Op):
 
     @staticmethod
     def forward(ctx, grad, indices=None, num_weights=0, padding_idx=-1):
-        ctx.indices, ctx.padding_idx = indices, padding_idx
+        ctx.save(indices=indices)
+        ctx.padding_idx = padding_idx
         data = grad._data
         out = xp_of(data).zeros((num_weights, data.shape[-1]), dtype=data.dtype)
         add_at(out, indices._data, data)
@@ -251,10 +253,11 @@ class EmbeddingDenseBackward(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        rows = grad[ctx.indices]
+        (indices,) = ctx.saved_tensors
+        rows = grad[indices]
         if ctx.padding_idx < 0:
             return rows
-        return where((ctx.indices != ctx.padding_idx).unsqueeze(-1), rows, 0.0)  # +0, not -0
+        return where((indices != ctx.padding_idx).unsqueeze(-1), rows, 0.0)  # +0, not -0
 
 
 class NativeBatchNorm(Op):

@@ -207,17 +207,23 @@ class _ExtremeDim(Op):
 
     @staticmethod
     def forward(ctx, a, indices=None, axis=0, keepdim=False):
+        """``indices``: the tensor of indices that max(dim) returns, saved (torch's
+        ``_saved_indices``): changed in place, it is refused by backward."""
         data = a._data
-        ctx.shape, ctx.axis, ctx.keepdim, ctx.indices = data.shape, axis, keepdim, indices
-        values = np.take_along_axis(data, indices, axis=axis)
+        ctx.shape, ctx.axis, ctx.keepdim = data.shape, axis, keepdim
+        ctx.save(indices=indices)
+        picked = indices._data if keepdim else np.expand_dims(indices._data, axis)
+        values = np.take_along_axis(data, picked, axis=axis)
         return values if keepdim else np.squeeze(values, axis)
 
     @staticmethod
     def backward(ctx, grad):
-        positions = xp_of(ctx.indices).arange(ctx.shape[ctx.axis]).reshape(
+        (indices,) = ctx.saved_tensors
+        picked = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.axis)
+        positions = xp_of(picked).arange(ctx.shape[ctx.axis]).reshape(
             [-1 if d == ctx.axis else 1 for d in range(len(ctx.shape))]
         )
-        chosen = Tensor._make(positions == ctx.indices)
+        chosen = Tensor._make(positions == picked)
         return expand_back(grad, ctx.shape, (ctx.axis,), ctx.keepdim) * chosen
 
 
@@ -225,10 +231,10 @@ def extreme_along(a: Tensor, dim: int, keepdim: bool, largest: bool):
     """``max(dim)``/``min(dim)``: (values, indices), as torch returns them."""
     (axis,) = normalize_dims(dim, a._data.ndim)
     arg = np.argmax if largest else np.argmin
-    indices = np.expand_dims(arg(a._data, axis=axis), axis)
+    indices = arg(a._data, axis=axis)
+    index_tensor = Tensor._make(np.expand_dims(indices, axis) if keepdim else indices)
     op = MaxDim if largest else MinDim
-    values = op.apply(a, indices=indices, axis=axis, keepdim=keepdim)
-    index_tensor = Tensor._make(indices if keepdim else np.squeeze(indices, axis))
+    values = op.apply(a, indices=index_tensor, axis=axis, keepdim=keepdim)
     return (MaxResult if largest else MinResult)(values, index_tensor)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._backend import device as Device
-from .._tensor import SortResult, Tensor
+from .._tensor import SortResult, Tensor, shape_args
 from ..autograd.function import Function
 from ._util import raise_device_mismatch, result_dtype
 from .op import Op
@@ -76,13 +76,6 @@ class UnsafeView(Op):
 
 class ReshapeAlias(View):
     """A reshape that is a view of a non-contiguous tensor (torch's ``_reshape_alias``)."""
-
-
-def shape_args(args: tuple) -> tuple:
-    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return args
 
 
 def reshape(self: Tensor, *shape: Any) -> Tensor:
@@ -224,12 +217,12 @@ class _Index(Op):
 
     @staticmethod
     def forward(ctx, a, key=None):
-        ctx.shape, ctx.key = a._data.shape, key
-        return a._data[key]
+        ctx.shape = a._data.shape
+        return a._data[keep_key(ctx, key)]
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexPutIntoZeros.apply(grad, key=ctx.key, shape=ctx.shape)
+        return IndexPutIntoZeros.apply(grad, key=saved_key(ctx), shape=ctx.shape)
 
 
 class Select(_Index):
@@ -269,6 +262,14 @@ def along(picks: Any, axis: int) -> tuple:
     return tuple(grid)
 
 
+def _with_tensor(key: tuple, axis: int, index: Tensor) -> tuple:
+    """``key`` with ``index`` itself (int64) at ``axis``: the op saves it (``keep_key``), so
+    that an index changed in place before backward is refused, as torch refuses it."""
+    if index._data.dtype != np.int64:
+        index = Tensor._make(index._data.astype(np.int64))
+    return (*key[:axis], index, *key[axis + 1:])
+
+
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = self[i][index[i][j]]`` for ``dim=1``, with torch's checks of ``index``.
     ``sparse_grad`` is accepted; the gradient is always a dense tensor."""
@@ -292,7 +293,7 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) 
         )
     if not data.ndim:
         return Gather.apply(self, key=())
-    return Gather.apply(self, key=along(picks.astype(np.int64, copy=False), axis))
+    return Gather.apply(self, key=_with_tensor(along(picks, axis), axis, index))
 
 
 def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
@@ -310,9 +311,67 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *,
         order = data.shape[axis] - 1 - order
     else:
         order = np.argsort(data, axis=axis, kind="stable")
-    order = order.astype(np.int64, copy=False)
-    values = (Sort if stable is None else SortStable).apply(self, key=along(order, axis))
-    return SortResult(values, Tensor._make(order))
+    indices = Tensor._make(order.astype(np.int64, copy=False))
+    key = _with_tensor(along(indices._data, axis), axis, indices)
+    values = (Sort if stable is None else SortStable).apply(self, key=key)
+    return SortResult(values, indices)
+
+
+class _KeyTensor:
+    """Where a tensor was in an index key kept on ctx: the tensor itself is saved."""
+
+
+_KEY_TENSOR = _KeyTensor()
+
+
+def keep_key(ctx: Any, key: Any) -> Any:
+    """Keep an index key for backward, and return it with arrays for forward. Its tensors
+    (indices, masks) are saved as every saved tensor is: checked for in-place changes when
+    backward reads them, and freed by backward (as torch saves ``indices``); the rest of the
+    key (slices, numbers, arrays made from lists) stays on ctx as it is."""
+    tensors: list[Tensor] = []
+
+    def template(entry: Any) -> Any:
+        if isinstance(entry, Tensor):
+            tensors.append(entry)
+            return _KEY_TENSOR
+        return tuple(template(e) for e in entry) if isinstance(entry, tuple) else entry
+
+    ctx.key = template(key)
+    if tensors:
+        ctx.save_for_backward(*tensors)
+    return unwrap_key(key)
+
+
+def saved_key(ctx: Any) -> Any:
+    """The key ``keep_key`` kept, its tensors read back from the saved ones."""
+    if not _has_tensor(ctx.key):
+        return ctx.key
+    tensors = iter(ctx.saved_tensors)
+
+    def filled(entry: Any) -> Any:
+        if entry is _KEY_TENSOR:
+            return next(tensors)
+        return tuple(filled(e) for e in entry) if isinstance(entry, tuple) else entry
+
+    return filled(ctx.key)
+
+
+def _has_tensor(key: Any) -> bool:
+    if isinstance(key, tuple):
+        return any(_has_tensor(e) for e in key)
+    return key is _KEY_TENSOR
+
+
+def check_key(key: Any) -> Any:
+    """An index key as ``unwrap_key`` would accept it, its tensors left as tensors (the op
+    saves them: ``keep_key``), its lists made arrays."""
+    if isinstance(key, Tensor):
+        unwrap_key(key)  # raises for a float tensor
+        return key
+    if isinstance(key, tuple):
+        return tuple(check_key(k) for k in key)
+    return np.asarray(key) if isinstance(key, list) else key
 
 
 def unwrap_key(key: Any) -> Any:
@@ -340,7 +399,7 @@ def index(a: Tensor, key: Any) -> Tensor:
     it (Select, Slice, Unsqueeze); anything with arrays, lists or masks is one Index copy."""
     entries = key if isinstance(key, tuple) else (key,)
     if not all(_is_basic(e) and not isinstance(e, bool) for e in entries):
-        return Index.apply(a, key=unwrap_key(key))
+        return Index.apply(a, key=check_key(key))
     if Ellipsis in entries:
         at = entries.index(Ellipsis)
         used = sum(1 for e in entries if e is not None and e is not Ellipsis)
@@ -396,7 +455,7 @@ class IndexPutIntoZeros(Op):
 
     @staticmethod
     def forward(ctx, grad, key=None, shape=()):
-        ctx.key = key
+        key = keep_key(ctx, key)
         data = grad._data
         out = np.zeros(shape, dtype=data.dtype) if isinstance(data, np.ndarray) else \
             _backend.xp_of(data).zeros(shape, dtype=data.dtype)
@@ -405,7 +464,7 @@ class IndexPutIntoZeros(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad[ctx.key]
+        return grad[saved_key(ctx)]
 
 
 class CopySlices(Op):

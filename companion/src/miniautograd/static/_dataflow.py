@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops._util import broadcast_axes
+from ..ops import broadcast_axes
 
 Shape = tuple[int | None, ...]
 
