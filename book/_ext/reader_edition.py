@@ -333,17 +333,17 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
             continue
         if cell.cell_type == "markdown":
             cell.source = convert_markdown(cell.source, docname, resolve, site_url)
-        elif cell.cell_type == "code" and PARITY_TAG in tags:
-            metadata |= FOLDED_WHOLE
         elif cell.cell_type == "code" and SOLUTION_TAG in tags:
             metadata |= FOLDED
             cell.source = commented_solution(cell.source, title, how)
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "code":
-            if HIDDEN_INPUT_TAG in tags:
+            if PARITY_TAG in tags:
+                metadata |= FOLDED_WHOLE
+            elif HIDDEN_INPUT_TAG in tags:
                 metadata |= FOLDED
-            for output in cell.outputs:
+            for output in cell.outputs:  # a folded run's drawing too
                 data = output.get("data", {})
                 if "text/plain" in data and any(kind in data for kind in IMAGES):
                     del data["text/plain"]

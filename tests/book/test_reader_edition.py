@@ -207,6 +207,21 @@ def test_a_side_road_collapses_under_its_heading_and_a_parity_run_folds_whole() 
     assert parity.outputs[0].text == "same\n"
 
 
+def test_a_drawing_keeps_no_repr_beside_it_in_a_parity_run_too() -> None:
+    """The text/plain beside an image is a scrubbed memory address: it goes, folded or not."""
+    def drawing() -> nbformat.NotebookNode:
+        return nbformat.v4.new_output("display_data", data={
+            "image/svg+xml": "<svg/>", "text/plain": "<Drawing at 0xADDRESS>"})
+
+    cells = [nbformat.v4.new_code_cell(f"draw({n})", id=n, outputs=[drawing()],
+                                       metadata={"tags": tags})
+             for n, tags in (("plain", []), ("parity", ["parity"]))]
+    edition = reader_edition.reader_edition(nbformat.v4.new_notebook(cells=cells),
+                                            "book/chapters/01", fake_resolve, SITE_URL)
+    for cell in edition.cells:
+        assert list(cell.outputs[0].data) == ["image/svg+xml"], cell.id
+
+
 # ---- the chapters' editions, as the site build wrote them ----------------------------------------
 
 
