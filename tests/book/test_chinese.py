@@ -215,6 +215,55 @@ def test_every_english_page_has_its_chinese_page_in_chinese(site: Path) -> None:
         assert len(CJK.findall(content)) > 3, twin
 
 
+# English interface words that a Chinese page must not show, in its text or in the names that
+# assistive technology reads (aria-label, alt, title): the sidebar's captions, the folds'
+# buttons, the navigation landmarks, the footer, the backward stepper's controls and captions
+# (miniautograd.stepper writes them into the notebooks' outputs, which both editions share),
+# and the cross-check tables of miniautograd.testing. Code, code outputs and drawings' node
+# labels are not interface; neither are proper names (PyTorch, Colab, AccumulateGrad).
+ENGLISH_INTERFACE = (
+    "Chapters", "Appendix", "Toggle hidden content", "Main", "Page", "authors",
+    "backward pass, step by step", "previous step", "next step", "prev", "next", "step",
+    "Before backward", "seed gradient", "goes to", "runs", "gets", "sends", "is now",
+    "steps are too many", "the listing",
+    "quantity", "shape", "max abs diff", "max rel diff", "grad input", "output",
+    "Verdict", "agree", "DISAGREE", "same op names and edges",
+)
+INTERFACE_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9_.])(" + "|".join(map(re.escape, ENGLISH_INTERFACE)) + r")(?![A-Za-z0-9_(])"
+)
+NOT_INTERFACE = ("script", "style", "pre", "code", "kbd", "mjx-container", "math")
+
+
+def interface_texts(soup: BeautifulSoup) -> list[tuple[str, str]]:
+    """(where, text) for every text a reader sees or hears on the page, but code, code
+    outputs printed as text (``pre``), math and the drawings' node labels."""
+    for tag in soup.find_all(NOT_INTERFACE):
+        tag.decompose()
+    for label in soup.select("svg text, svg title"):
+        label.decompose()
+    found = [("text", s) for s in soup.stripped_strings]
+    for attribute in ("aria-label", "aria-valuetext", "alt", "title", "placeholder"):
+        found += [(attribute, tag[attribute]) for tag in soup.find_all(attrs={attribute: True})
+                  if "language-switch" not in tag.get("class", [])]
+    return found
+
+
+def test_no_english_interface_word_on_any_chinese_page(site: Path) -> None:
+    left: dict[str, set[str]] = {}
+    chinese = [p for p in site_pages(site / CHINESE) if themed(p)]
+    assert len(chinese) >= 10, chinese
+    for page in chinese:
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for where, text in interface_texts(soup):
+            for word in INTERFACE_PATTERN.findall(text):
+                left.setdefault(f"{where}: {word!r}", set()).add(page.relative_to(site).name)
+            if where == "alt" and not CJK.search(text):
+                left.setdefault(f"alt without Chinese: {text[:60]!r}", set()).add(page.name)
+    assert left == {}, "\n".join(f"{k} on {len(v)} page(s), e.g. {sorted(v)[0]}"
+                                  for k, v in sorted(left.items()))
+
+
 def test_the_language_switch_leads_to_the_same_page_and_back_from_every_page(
     site: Path,
 ) -> None:
