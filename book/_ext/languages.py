@@ -20,13 +20,18 @@ the themes translate their own words. This extension adds what neither does:
 - Chinese search that knows the book's terms: Sphinx splits Chinese text into words with
   jieba, which cuts 反向传播 into 反向 and 传播, while the search page looks a query up
   whole. The terms of book/locale/zh_CN/terms.md become a jieba dictionary, so the index
-  holds each term whole as well as its parts.
+  holds each term whole as well as its parts. The search page splits a query with the words
+  of that index (search_scorer.js), after making its Traditional characters Simplified with
+  OpenCC's character table (the `opencc-python-reimplemented` package's TSCharacters.txt, read
+  at build time), shipped as ``_static/traditional.js`` with only the characters the index
+  holds.
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -268,6 +273,60 @@ def _alt_texts(app: Sphinx, doctree: nodes.document, docname: str) -> None:
                            docname, alt[:80], INTERFACE_CATALOG.name, location=image)
 
 
+# ---- Chinese search: Traditional characters --------------------------------------------------
+
+TRADITIONAL_JS = "traditional.js"
+INDEX_JSON = re.compile(r"^Search\.setIndex\((.*)\)\s*$", re.S)
+
+
+def index_words(outdir: Path) -> set[str]:
+    """The words of a built site's search index (in the text and in titles)."""
+    found = INDEX_JSON.match((outdir / "searchindex.js").read_text(encoding="utf-8"))
+    index = json.loads(found.group(1))
+    return set(index["terms"]) | set(index["titleterms"])
+
+
+def traditional_to_simplified(characters: set[str]) -> dict[str, str]:
+    """OpenCC's Traditional -> Simplified character table, for the Simplified `characters`
+    only (a Traditional character with several Simplified ones takes OpenCC's first)."""
+    from importlib import resources
+
+    try:
+        data = resources.files("opencc") / "dictionary" / "TSCharacters.txt"
+        lines = data.read_text(encoding="utf-8").splitlines()
+    except (ModuleNotFoundError, FileNotFoundError) as error:
+        raise RuntimeError("the Chinese search needs OpenCC's tables: pip install -r "
+                           "requirements.txt (opencc-python-reimplemented)") from error
+    table = {}
+    for line in lines:
+        traditional, _, choices = line.partition("\t")
+        first = (choices.split() or [""])[0]
+        if len(traditional) == 1 and len(first) == 1 and first != traditional \
+                and first in characters:
+            table[traditional] = first
+    return table
+
+
+def _traditional_table(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html" or language(app) != CHINESE:
+        return
+    outdir = Path(app.outdir)
+    characters = {c for word in index_words(outdir) for c in word if CJK.match(c)}
+    table = traditional_to_simplified(characters)
+    pairs = "".join(f"{t}{s}" for t, s in sorted(table.items()))
+    (outdir / "_static" / TRADITIONAL_JS).write_text(
+        "/* Traditional Chinese characters and their Simplified ones, in pairs, for the search\n"
+        " * (book/_ext/languages.py): OpenCC's TSCharacters table (Apache License 2.0), cut to\n"
+        " * the characters of this site's search index. */\n"
+        f'var TRADITIONAL_TO_SIMPLIFIED = "{pairs}";\n', encoding="utf-8")
+
+
+def _search_page_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                        doctree: Any) -> None:
+    if pagename == "search" and language(app) == CHINESE:
+        app.add_js_file(TRADITIONAL_JS)
+
+
 def _configure(app: Sphinx, config: Any) -> None:
     options = dict(config.html_theme_options)
     end = list(options.get("article_header_end", ["article-header-buttons.html"]))
@@ -312,6 +371,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("config-inited", _configure, priority=400)
     app.connect("html-page-context", _switch)
     app.connect("builder-inited", _filters)
+    app.connect("html-page-context", _search_page_script)
+    app.connect("build-finished", _traditional_table)
     app.connect("doctree-read", _toctree_captions)
     # After chapter_page.py has set the alt texts from the cells' metadata.
     app.connect("doctree-resolved", _alt_texts, priority=600)
