@@ -774,3 +774,25 @@ def test_the_chinese_edition_finds_chinese_words(browser: Browser, server: str, 
     assert any(shown in r["snippet"] for r in results), results
     assert width == [PHONE, PHONE]
 
+
+@pytest.mark.slow
+def test_the_chinese_stepper_and_fold_buttons_speak_chinese(browser: Browser, server: str) -> None:
+    """What scripts write on a Chinese page: sphinx-togglebutton's buttons on the hints (named
+    by site.js) and the stepper's slider value and caption (translated at build time)."""
+    ctx = context(browser, DESKTOP, "light")
+    page = ctx.new_page()
+    page.goto(f"{server}/zh_CN/book/chapters/01_what_autograd_does.html", wait_until="load")
+    page.wait_for_function("() => document.querySelector('button.toggle-button')")
+    page.wait_for_timeout(200)
+    found = page.evaluate("""() => ({
+      toggles: [...document.querySelectorAll('button.toggle-button')]
+        .map(b => b.getAttribute('aria-label')),
+      slider: document.querySelector('.mag-slider').getAttribute('aria-valuetext'),
+      caption: document.querySelector('.mag-caption').textContent,
+      buttons: [...document.querySelectorAll('.mag-controls button')].map(b => b.textContent),
+    })""")
+    ctx.close()
+    assert found["toggles"] and set(found["toggles"]) == {"显示或隐藏内容"}, found
+    assert found["slider"].startswith("第 0 步，共 "), found
+    assert found["caption"].startswith("反向传播开始前：种子梯度"), found
+    assert found["buttons"] == ["◀ 上一步", "下一步 ▶"], found
