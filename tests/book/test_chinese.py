@@ -95,6 +95,24 @@ def test_the_drift_gate_names_a_page_whose_english_changed(tmp_path: Path) -> No
     assert translations.stale(pots, catalogs) == []
 
 
+def test_the_catalog_check_names_an_alt_text_without_chinese_and_one_of_no_figure(
+    tmp_path: Path,
+) -> None:
+    catalog = Catalog(locale=CHINESE)
+    catalog.add("A graph of two nodes.", "两个节点的图。", auto_comments=["Alt text of a figure"])
+    catalog.add("A plot now gone.", "已删除的图。", auto_comments=["Alt text of a figure"])
+    catalog.add("Main", "主导航")
+    path = tmp_path / "sphinx.po"
+    with path.open("wb") as handle:
+        write_po(handle, catalog)
+    found = translations.alt_problems(["A graph of two nodes.", "A new plot."], path)
+    assert len(found) == 2, found
+    assert "no Chinese for the alt text 'A new plot.'" in found[0], found
+    assert 'msgid "A new plot."' in found[0], found
+    assert "no figure has any more: 'A plot now gone.'" in found[1], found
+    assert translations.alt_problems(["A graph of two nodes.", "A plot now gone."], path) == []
+
+
 # ---- the book's catalogs: the drift gate -----------------------------------------------------
 
 
