@@ -8,12 +8,16 @@ update, check. Usage::
 page) and merges them into the catalogs with sphinx-intl: a new sentence arrives empty, a
 changed one arrives fuzzy, a deleted one becomes obsolete. `check` fails on each of those, and
 on a translation whose markup differs from its English: a code span, a reference's target, a
-formula or a link's address changed, or emphasis that no longer renders.
+formula or a link's address changed, or emphasis that no longer renders. The figures' alt
+texts (the chapter cells' metadata ``alt``, which no page catalog holds) are translated in the
+interface catalog, by hand: `check` names each one it lacks (an empty message to fill in is
+printed) and each one that no figure has any more.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -190,8 +194,35 @@ def update() -> None:
         tidy(path)
 
 
-def check(paths: list[Path]) -> list[str]:
+def alt_texts(chapters: Path = ROOT / "book" / "chapters") -> list[str]:
+    """The alt texts of the chapters' output images (a cell's metadata ``alt``: one string, or
+    one per image), in the order of the pages."""
     found = []
+    for notebook in sorted(chapters.glob("*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            alt = cell.get("metadata", {}).get("alt")
+            found += [alt] if isinstance(alt, str) else list(alt or [])
+    return found
+
+
+def alt_problems(texts: list[str], interface: Path = INTERFACE) -> list[str]:
+    """Alt texts that the interface catalog does not translate, and its messages that look
+    like alt texts (they have a comment that says so) of no figure."""
+    with interface.open("rb") as handle:
+        catalog = read_po(handle)
+    have = {m.id for m in catalog if m.id and m.string and not m.fuzzy}
+    alts = {m.id for m in catalog if m.id and any("Alt text" in c for c in m.auto_comments)}
+    name = interface.relative_to(ROOT) if interface.is_relative_to(ROOT) else interface
+    found = [f"{name}: no Chinese for the alt text {' '.join(t.split())[:70]!r}; add\n"
+             f"msgid {json.dumps(t, ensure_ascii=False)}\nmsgstr \"\"" for t in texts
+             if t not in have]
+    found += [f"{name}: an alt text no figure has any more: {a[:70]!r}"
+              for a in sorted(alts - set(texts))]
+    return found
+
+
+def check(paths: list[Path]) -> list[str]:
+    found = alt_problems(alt_texts())
     with tempfile.TemporaryDirectory() as scratch:
         found += stale(extract(Path(scratch)))
     for path in [*paths, INTERFACE]:

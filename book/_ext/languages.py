@@ -9,21 +9,38 @@ the themes translate their own words. This extension adds what neither does:
   tags that tell search engines the two pages are one;
 - the book's own interface words (the chapter pages' run links, the folds' labels) in the
   page's language (``text``);
-- the Chinese edition's title;
+- the Chinese edition's title, and its author line;
+- the English words that the Chinese pages would otherwise show (`interface_words`, a filter
+  on the page's content in templates/layout.html): the theme's navigation landmarks, myst-nb's
+  fold of hidden code, the backward stepper's buttons, labels and captions and the cross-check
+  tables (miniautograd writes both into the notebooks' outputs, which the two editions share);
+  the sidebar's captions (the toctree's, which Sphinx does not translate when the toctree is
+  hidden) from the root page's catalog; and every figure's alt text, from the interface
+  catalog (book/locale/zh_CN/LC_MESSAGES/sphinx.po), a missing one being a build warning;
 - Chinese search that knows the book's terms: Sphinx splits Chinese text into words with
   jieba, which cuts 反向传播 into 反向 and 传播, while the search page looks a query up
   whole. The terms of book/locale/zh_CN/terms.md become a jieba dictionary, so the index
-  holds each term whole as well as its parts.
+  holds each term whole as well as its parts. The search page splits a query with the words
+  of that index (search_scorer.js), after making its Traditional characters Simplified with
+  OpenCC's character table (the `opencc-python-reimplemented` package's TSCharacters.txt, read
+  at build time), shipped as ``_static/traditional.js`` with only the characters the index
+  holds.
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+from babel.messages.pofile import read_po
+from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 
 ENGLISH = "en"
 CHINESE = "zh_CN"
@@ -34,6 +51,9 @@ HREFLANG = {ENGLISH: "en", CHINESE: "zh-CN"}
 TITLES = {CHINESE: "Autograd：运行与重建"}
 SWITCH_TEMPLATE = "language-switch.html"
 TERMS = Path(__file__).resolve().parents[1] / "locale" / CHINESE / "terms.md"
+CATALOGS = TERMS.parent / "LC_MESSAGES"
+INTERFACE_CATALOG = CATALOGS / "sphinx.po"
+AUTHORS = {CHINESE: "autograd-book 的作者们"}
 # A row of the terms table: | English | 中文 |, the Chinese without a bracketed gloss.
 TERM_ROW = re.compile(r"^\| [^|]+ \| (?P<chinese>[^|（]+?)(?:（[^|]*）)? \|$", re.MULTILINE)
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -68,6 +88,8 @@ WORDS = {
     },
 }
 
+logger = logging.getLogger(__name__)
+
 
 def language(app: Sphinx) -> str:
     return app.config.language if app.config.language in FOLDERS else ENGLISH
@@ -95,12 +117,223 @@ def chinese_terms() -> list[str]:
     return sorted({t for t in found if CJK.search(t) and " " not in t and "N" not in t})
 
 
+@functools.cache
+def catalog(path: Path = INTERFACE_CATALOG) -> dict[str, str]:
+    """The translated messages of a catalog (the interface one unless told)."""
+    if not path.is_file():
+        return {}
+    with path.open("rb") as handle:
+        return {m.id: m.string for m in read_po(handle) if m.id and m.string and not m.fuzzy}
+
+
+# ---- the Chinese pages' interface words ---------------------------------------------------------
+
+# Exact pieces of the rendered content (the themes' templates, myst-nb, miniautograd's stepper
+# widget) and their Chinese.
+CHINESE_MARKUP = {
+    '<nav class="bd-links bd-docs-nav" aria-label="Main">':
+        '<nav class="bd-links bd-docs-nav" aria-label="主导航">',
+    '<nav aria-label="Page">': '<nav aria-label="本页">',
+    '<summary aria-label="Toggle hidden content">': '<summary aria-label="显示或隐藏内容">',
+    # miniautograd.stepper's controls, and the slider's spoken value in its script.
+    'aria-label="backward pass, step by step"': 'aria-label="反向传播，逐步演示"',
+    'aria-label="previous step">◀ prev</button>': 'aria-label="上一步">◀ 上一步</button>',
+    ' aria-label="step">': ' aria-label="步骤">',
+    'aria-label="next step">next ▶</button>': 'aria-label="下一步">下一步 ▶</button>',
+    "'step ' + k + ' of ' + last": "'第 ' + k + ' 步，共 ' + last + ' 步'",
+    # Chapter 1's text names the button: "press **next ▶**" (its catalog keeps the English).
+    "<strong>next ▶</strong>": "<strong>下一步 ▶</strong>",
+}
+CHINESE_MARKUP_PATTERN = re.compile("|".join(re.escape(k) for k in CHINESE_MARKUP))
+# miniautograd.testing's cross-check report (CrossCheck._repr_html_).
+CROSS_CHECK = re.compile(r"<table><thead><tr><th>quantity</th>.*?\(atol=[^)]*\)\.</p>", re.S)
+CROSS_CHECK_WORDS = {
+    "<th>quantity</th><th>shape</th><th>max abs diff</th><th>max rel diff</th><th>ok</th>":
+        "<th>量</th><th>形状</th><th>最大绝对误差</th><th>最大相对误差</th><th>通过</th>",
+    "<td>output</td>": "<td>输出</td>",
+    "<p>graph: same op names and edges. Verdict: ": "<p>计算图：操作名与边均相同。结论：",
+    "<p>graph: <pre>": "<p>计算图不同：<pre>",
+    "</pre>. Verdict: ": "</pre>结论：",
+    "<b>agree</b>": "<b>一致</b>",
+    "<b>DISAGREE</b>": "<b>不一致</b>",
+    ").</p>": "）。</p>",
+    " (atol=": "（atol=",
+}
+GRAD_INPUT = re.compile(r"<td>grad input (\d+)</td>")
+# miniautograd.stepper's captions (BackwardRecording.caption), in figcaptions, in the drawings'
+# aria-labels and in the listing shown without JavaScript.
+SEED_CAPTION = re.compile(r"Before backward: the seed gradient (?P<g>.+) goes to (?P<who>.+)\.")
+STEP_CAPTION = re.compile(r"Step (?P<k>\d+) of (?P<n>\d+): (?P<who>.+?) runs(?P<rest>.*)\.")
+FIGCAPTION = re.compile(r"(<figcaption>)([^<]*)(</figcaption>)")
+ARIA_LABEL = re.compile(r'( aria-label=")([^"]*)(")')
+FILMSTRIP = re.compile(r"(<noscript><pre>)(.*?)(</pre></noscript>)", re.S)
+LISTING_LINE = re.compile(r"^(\d+\. )(.*)$", re.M)
+TOO_MANY = re.compile(r"<p>(\d+) steps are too many to draw; the listing:</p>")
+
+
+def _node(who: str) -> str:
+    """'AccumulateGrad of a' -> 'a 的 AccumulateGrad'."""
+    node, of, leaf = who.partition(" of ")
+    return f"{leaf} 的 {node}" if of else who
+
+
+def _values(text: str) -> str:
+    """miniautograd.graph.summarize's words: 'all 1', 'mean 0.5, range [0, 1]'."""
+    text = re.sub(r"\bmean ([^,;]+), range (\[[^\]]*\])", r"均值 \1，范围 \2", text)
+    return re.sub(r"\ball (?=[-\d.])", "全为 ", text)
+
+
+def stepper_caption(caption: str) -> str | None:
+    """The Chinese of a stepper's caption; None for a text that is not one."""
+    if seed := SEED_CAPTION.fullmatch(caption):
+        return _values(f"反向传播开始前：种子梯度 {seed['g']} 传给 {_node(seed['who'])}。")
+    step = STEP_CAPTION.fullmatch(caption)
+    if step is None:
+        return None
+    rest, now = step["rest"], None
+    if "; .grad is now " in rest:
+        rest, _, now = rest.rpartition("; .grad is now ")
+    got, sent = "", ""
+    if rest.startswith(": gets "):
+        got, _, sent = rest.removeprefix(": gets ").partition(" and sends ")
+    elif rest:
+        return None
+    out = f"第 {step['k']} 步（共 {step['n']} 步）：{_node(step['who'])} 运行"
+    if got:
+        out += f"，收到 {got}"
+    if sent:
+        pairs = [item.rpartition(" to ") for item in sent.split("; ")]
+        out += "，并" + "；".join(f"把 {g} 传给 {_node(w)}" for g, _, w in pairs)
+    if now is not None:
+        out += f"；.grad 现在是 {now}"
+    return _values(out + "。")
+
+
+def _escaped_caption(escaped: str) -> str:
+    chinese = stepper_caption(html.unescape(escaped))
+    return escaped if chinese is None else html.escape(chinese)
+
+
+def chinese_interface(page: str) -> str:
+    """A Chinese page's rendered content with the English interface words above in Chinese."""
+    page = CHINESE_MARKUP_PATTERN.sub(lambda m: CHINESE_MARKUP[m.group(0)], page)
+
+    def cross_check(match: re.Match[str]) -> str:
+        report = match.group(0)
+        for english, chinese in CROSS_CHECK_WORDS.items():
+            report = report.replace(english, chinese)
+        return GRAD_INPUT.sub(r"<td>输入 \1 的梯度</td>", report)
+
+    page = CROSS_CHECK.sub(cross_check, page)
+    if "mag-stepper" in page:
+        page = FIGCAPTION.sub(lambda m: m[1] + _escaped_caption(m[2]) + m[3], page)
+        page = ARIA_LABEL.sub(lambda m: m[1] + _escaped_caption(m[2]) + m[3], page)
+        page = FILMSTRIP.sub(lambda m: m[1] + LISTING_LINE.sub(
+            lambda line: line[1] + _escaped_caption(line[2]), m[2]) + m[3], page)
+        page = TOO_MANY.sub(r"<p>共 \1 步，太多，无法逐一绘制；以下是文字列表：</p>", page)
+    return page
+
+
+def interface_words(app: Sphinx):
+    """The template filter: `chinese_interface` on the Chinese site, nothing on the English."""
+    return chinese_interface if language(app) == CHINESE else (lambda page: page)
+
+
+def _filters(app: Sphinx) -> None:
+    if app.builder.format == "html":
+        app.builder.templates.environment.filters["interface_words"] = interface_words(app)
+
+
+def _toctree_captions(app: Sphinx, doctree: nodes.document) -> None:
+    """The captions of a page's toctrees from the page's catalog: Sphinx translates a
+    toctree's caption only where the toctree is written in the page, not where a table of
+    contents (_toc.yml) inserts it."""
+    if language(app) != CHINESE:
+        return
+    words = catalog(CATALOGS / f"{app.env.docname}.po")
+    for toctree in doctree.findall(addnodes.toctree):
+        caption = toctree.get("caption")
+        if caption and caption in words:
+            toctree["caption"] = words[caption]
+
+
+def _alt_texts(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Each figure's alt text in Chinese, from the interface catalog."""
+    if language(app) != CHINESE or app.builder.format != "html":
+        return
+    words = catalog()
+    for image in doctree.findall(nodes.image):
+        alt = image.get("alt")
+        if not alt or CJK.search(alt):
+            continue
+        if alt in words:
+            image["alt"] = words[alt]
+        else:
+            logger.warning("languages: no Chinese for this alt text in %s: %r (add it to %s)",
+                           docname, alt[:80], INTERFACE_CATALOG.name, location=image)
+
+
+# ---- Chinese search: Traditional characters --------------------------------------------------
+
+TRADITIONAL_JS = "traditional.js"
+INDEX_JSON = re.compile(r"^Search\.setIndex\((.*)\)\s*$", re.S)
+
+
+def index_words(outdir: Path) -> set[str]:
+    """The words of a built site's search index (in the text and in titles)."""
+    found = INDEX_JSON.match((outdir / "searchindex.js").read_text(encoding="utf-8"))
+    index = json.loads(found.group(1))
+    return set(index["terms"]) | set(index["titleterms"])
+
+
+def traditional_to_simplified(characters: set[str]) -> dict[str, str]:
+    """OpenCC's Traditional -> Simplified character table, for the Simplified `characters`
+    only (a Traditional character with several Simplified ones takes OpenCC's first)."""
+    from importlib import resources
+
+    try:
+        data = resources.files("opencc") / "dictionary" / "TSCharacters.txt"
+        lines = data.read_text(encoding="utf-8").splitlines()
+    except (ModuleNotFoundError, FileNotFoundError) as error:
+        raise RuntimeError("the Chinese search needs OpenCC's tables: pip install -r "
+                           "requirements.txt (opencc-python-reimplemented)") from error
+    table = {}
+    for line in lines:
+        traditional, _, choices = line.partition("\t")
+        first = (choices.split() or [""])[0]
+        if len(traditional) == 1 and len(first) == 1 and first != traditional \
+                and first in characters:
+            table[traditional] = first
+    return table
+
+
+def _traditional_table(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html" or language(app) != CHINESE:
+        return
+    outdir = Path(app.outdir)
+    characters = {c for word in index_words(outdir) for c in word if CJK.match(c)}
+    table = traditional_to_simplified(characters)
+    pairs = "".join(f"{t}{s}" for t, s in sorted(table.items()))
+    (outdir / "_static" / TRADITIONAL_JS).write_text(
+        "/* Traditional Chinese characters and their Simplified ones, in pairs, for the search\n"
+        " * (book/_ext/languages.py): OpenCC's TSCharacters table (Apache License 2.0), cut to\n"
+        " * the characters of this site's search index. */\n"
+        f'var TRADITIONAL_TO_SIMPLIFIED = "{pairs}";\n', encoding="utf-8")
+
+
+def _search_page_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                        doctree: Any) -> None:
+    if pagename == "search" and language(app) == CHINESE:
+        app.add_js_file(TRADITIONAL_JS)
+
+
 def _configure(app: Sphinx, config: Any) -> None:
     options = dict(config.html_theme_options)
     end = list(options.get("article_header_end", ["article-header-buttons.html"]))
     options["article_header_end"] = [SWITCH_TEMPLATE, *end]
     if language(app) == CHINESE:
         config.html_title = TITLES[CHINESE]
+        config.author = AUTHORS[CHINESE]
         options["search_bar_text"] = "搜索本书…"  # a theme option: no catalog translates it
         # Folds' labels that myst-nb and sphinx-togglebutton take from the configuration.
         config.nb_code_prompt_show, config.nb_code_prompt_hide = "显示代码", "隐藏代码"
@@ -137,4 +370,10 @@ def setup(app: Sphinx) -> dict[str, object]:
     # config-inited, at the default priority 500).
     app.connect("config-inited", _configure, priority=400)
     app.connect("html-page-context", _switch)
+    app.connect("builder-inited", _filters)
+    app.connect("html-page-context", _search_page_script)
+    app.connect("build-finished", _traditional_table)
+    app.connect("doctree-read", _toctree_captions)
+    # After chapter_page.py has set the alt texts from the cells' metadata.
+    app.connect("doctree-resolved", _alt_texts, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

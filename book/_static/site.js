@@ -6,7 +6,10 @@
    - Printing (or saving as PDF): the light palette whatever the screen's, and every fold
      open (hints, solutions, hidden helpers), as they were before once printing is done.
    - A link to a place inside a folded section (a side road) opens the fold, in
-     browsers that do not do it themselves (Chromium does). */
+     browsers that do not do it themselves (Chromium does).
+   - On the Chinese site, the fold buttons that sphinx-togglebutton's script adds to the hints
+     are named in Chinese (its script writes "Toggle hidden content"; the build translates
+     every other interface word, languages.py). */
 (function () {
   'use strict';
   document.addEventListener('click', function (event) {
@@ -65,6 +68,17 @@
       openFoldsAroundTarget();
     }
   }
+
+  function chineseToggleButtons() {
+    if (document.documentElement.lang !== 'zh-CN') { return; }
+    document.querySelectorAll('button.toggle-button[aria-label="Toggle hidden content"]')
+      .forEach(function (button) { button.setAttribute('aria-label', '显示或隐藏内容'); });
+  }
+  // sphinx-togglebutton adds its buttons when the page's DOM is loaded: after it.
+  document.addEventListener('DOMContentLoaded', function () {
+    setTimeout(chineseToggleButtons, 0);
+  });
+  window.addEventListener('load', chineseToggleButtons);
 
   var printed = null;
   window.addEventListener('beforeprint', function () {

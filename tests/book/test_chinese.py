@@ -95,6 +95,24 @@ def test_the_drift_gate_names_a_page_whose_english_changed(tmp_path: Path) -> No
     assert translations.stale(pots, catalogs) == []
 
 
+def test_the_catalog_check_names_an_alt_text_without_chinese_and_one_of_no_figure(
+    tmp_path: Path,
+) -> None:
+    catalog = Catalog(locale=CHINESE)
+    catalog.add("A graph of two nodes.", "两个节点的图。", auto_comments=["Alt text of a figure"])
+    catalog.add("A plot now gone.", "已删除的图。", auto_comments=["Alt text of a figure"])
+    catalog.add("Main", "主导航")
+    path = tmp_path / "sphinx.po"
+    with path.open("wb") as handle:
+        write_po(handle, catalog)
+    found = translations.alt_problems(["A graph of two nodes.", "A new plot."], path)
+    assert len(found) == 2, found
+    assert "no Chinese for the alt text 'A new plot.'" in found[0], found
+    assert 'msgid "A new plot."' in found[0], found
+    assert "no figure has any more: 'A plot now gone.'" in found[1], found
+    assert translations.alt_problems(["A graph of two nodes.", "A plot now gone."], path) == []
+
+
 # ---- the book's catalogs: the drift gate -----------------------------------------------------
 
 
@@ -215,6 +233,56 @@ def test_every_english_page_has_its_chinese_page_in_chinese(site: Path) -> None:
         assert len(CJK.findall(content)) > 3, twin
 
 
+# English interface words that a Chinese page must not show, in its text or in the names that
+# assistive technology reads (aria-label, alt, title): the sidebar's captions, the folds'
+# buttons, the navigation landmarks, the footer, the backward stepper's controls and captions
+# (miniautograd.stepper writes them into the notebooks' outputs, which both editions share),
+# and the cross-check tables of miniautograd.testing. Code, code outputs and drawings' node
+# labels are not interface; neither are proper names (PyTorch, Colab, AccumulateGrad).
+ENGLISH_INTERFACE = (
+    "Chapters", "Appendix", "Toggle hidden content", "Main", "Page", "authors",
+    "backward pass, step by step", "previous step", "next step", "prev", "next", "step",
+    "Before backward", "seed gradient", "goes to", "runs", "gets", "sends", "is now",
+    "steps are too many", "the listing",
+    "quantity", "shape", "max abs diff", "max rel diff", "grad input", "output",
+    "Verdict", "agree", "DISAGREE", "same op names and edges",
+)
+INTERFACE_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9_.])(" + "|".join(map(re.escape, ENGLISH_INTERFACE)) + r")(?![A-Za-z0-9_(])"
+)
+NOT_INTERFACE = ("script", "style", "pre", "code", "kbd", "mjx-container", "math")
+
+
+def interface_texts(soup: BeautifulSoup) -> list[tuple[str, str]]:
+    """(where, text) for every text a reader sees or hears on the page, but code, code
+    outputs printed as text (``pre``), math and the drawings' node labels."""
+    for tag in soup.find_all(NOT_INTERFACE):
+        tag.decompose()
+    for label in soup.select("svg text, svg title"):
+        label.decompose()
+    # English between Chinese quotation marks is a quotation (of PyTorch's documentation).
+    found = [("text", re.sub(r"“[^”]*”", "", s)) for s in soup.stripped_strings]
+    for attribute in ("aria-label", "aria-valuetext", "alt", "title", "placeholder"):
+        found += [(attribute, tag[attribute]) for tag in soup.find_all(attrs={attribute: True})
+                  if "language-switch" not in tag.get("class", [])]
+    return found
+
+
+def test_no_english_interface_word_on_any_chinese_page(site: Path) -> None:
+    left: dict[str, set[str]] = {}
+    chinese = [p for p in site_pages(site / CHINESE) if themed(p)]
+    assert len(chinese) >= 10, chinese
+    for page in chinese:
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for where, text in interface_texts(soup):
+            for word in INTERFACE_PATTERN.findall(text):
+                left.setdefault(f"{where}: {word!r}", set()).add(page.relative_to(site).name)
+            if where == "alt" and not CJK.search(text):
+                left.setdefault(f"alt without Chinese: {text[:60]!r}", set()).add(page.name)
+    assert left == {}, "\n".join(f"{k} on {len(v)} page(s), e.g. {sorted(v)[0]}"
+                                  for k, v in sorted(left.items()))
+
+
 def test_the_language_switch_leads_to_the_same_page_and_back_from_every_page(
     site: Path,
 ) -> None:
@@ -263,7 +331,7 @@ def test_the_chinese_glossary_shows_each_term_in_both_languages(site: Path) -> N
 def test_the_chinese_search_index_splits_chinese_into_words(site: Path) -> None:
     index = (site / CHINESE / "searchindex.js").read_text(encoding="utf-8")
     terms = json.loads(index[index.index("(") + 1:index.rindex(")")])["terms"]
-    for word in ("反向传播", "叶子节点", "计算图", "梯度"):
+    for word in ("反向传播", "叶子张量", "计算图", "梯度"):
         assert word in terms, word
 
 
