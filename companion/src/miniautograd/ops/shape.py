@@ -607,6 +607,12 @@ class Split(_Pieces):
         return Cat.apply(*grads, dim=ctx.axis), None, None
 
 
+class SplitWithSizes(Split):
+    """``split`` given a list of sizes: torch's node has another name."""
+
+    node_name = "SplitWithSizesBackward0"
+
+
 def split_sizes(length: int, split_size_or_sections: Any) -> list[int]:
     """torch.split's sizes: a list as given, or pieces of one size with a shorter last one."""
     if isinstance(split_size_or_sections, int):
@@ -738,7 +744,8 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     (axis,) = normalize_dims(dim, self._data.ndim)
     sizes = split_sizes(self._data.shape[axis], split_size_or_sections)
-    return Split.apply(self, tuple(sizes), axis)
+    by_sizes = not isinstance(split_size_or_sections, int)
+    return (SplitWithSizes if by_sizes else Split).apply(self, tuple(sizes), axis)
 
 
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
