@@ -225,3 +225,39 @@ def test_adam_on_arrays_is_the_path_taken_for_a_plain_step():
     assert adam._step_on_arrays(w, w.grad, state, optimizer.param_groups[0])
     amsgrad = dict(optimizer.param_groups[0], amsgrad=True)
     assert not adam._step_on_arrays(w, w.grad, state, amsgrad)
+
+
+# ---- backward on arrays when no graph is recorded (Addmm: nn.Linear; Relu) ---------------
+
+
+def _linear_relu_gradients(dtype, create_graph: bool) -> list:
+    """An nn.Linear -> ReLU -> nn.Linear net with units off, at zero and nan; its gradients."""
+    rng = np.random.default_rng(0)
+    x = mini.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    w1 = mini.tensor(rng.standard_normal((6, 4)), dtype=dtype, requires_grad=True)
+    b1 = mini.tensor(rng.standard_normal(6), dtype=dtype, requires_grad=True)
+    w2 = mini.tensor(rng.standard_normal((3, 6)), dtype=dtype, requires_grad=True)
+    hidden = mini.nn.functional.linear(x, w1, b1).relu()
+    zeroed = hidden * mini.tensor([1.0, 1.0, 0.0, 1.0, 1.0, 1.0], dtype=dtype)
+    out = mini.nn.functional.linear(zeroed, w2).relu() + (x.sum() * 0).relu()
+    weight = mini.tensor(rng.standard_normal((5, 3)), dtype=dtype)
+    weight[0, 0] = float("nan")
+    grads = mini.autograd.grad(out, (x, w1, b1, w2), weight, create_graph=create_graph)
+    return [(g.detach().numpy().tobytes(), str(g.dtype), tuple(g.shape)) for g in grads]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_and_relu_backward_on_arrays_and_on_tensors_agree_bit_for_bit(dtype):
+    fast = _linear_relu_gradients(getattr(mini, dtype), create_graph=False)
+    readable = _linear_relu_gradients(getattr(mini, dtype), create_graph=True)
+    assert fast == readable
+
+
+def test_linear_and_relu_backward_on_arrays_only_without_a_graph():
+    x = mini.tensor([[1.0, -2.0]], requires_grad=True)
+    w = mini.tensor([[0.5, 0.25], [-1.0, 2.0]], requires_grad=True)
+    out = mini.nn.functional.linear(x, w, mini.zeros(2)).relu().sum()
+    (gx,) = mini.autograd.grad(out, x, create_graph=True)
+    assert gx.grad_fn is not None  # recorded: the tensor path ran
+    (gx,) = mini.autograd.grad(mini.nn.functional.linear(x, w).relu().sum(), x)
+    assert gx.grad_fn is None and gx.tolist() == [[0.0, 0.0]]
