@@ -24,6 +24,7 @@ import miniautograd as mini
 from miniautograd import ops
 from miniautograd.ops import inplace
 from miniautograd.ops.op import Op, OpNode
+from miniautograd.optim import adam
 
 UPDATES = {
     "same shape and dtype (fast)": lambda t, w: t.full((2, 3), 0.25, dtype=w.dtype),
@@ -182,3 +183,81 @@ def test_the_readable_path_is_the_one_taken_inside_readable_path():
         assert "_input_positions" in vars((x.exp() + 1).grad_fn)
         assert "_input_positions" in vars(mini.exp(x).grad_fn)
     assert "_input_positions" not in vars(x.exp().grad_fn)
+
+
+# ---- Adam's step on arrays (optim/adam._step_on_arrays) and on tensors ---------------------
+
+
+def _adam_run(dtype, **options) -> list:
+    """Five Adam steps of a small model; every parameter, state tensor and version after."""
+    rng = np.random.default_rng(0)
+    w = mini.tensor(rng.standard_normal((3, 4)), dtype=dtype, requires_grad=True)
+    b = mini.tensor(rng.standard_normal(3), dtype=dtype, requires_grad=True)
+    optimizer = mini.optim.Adam([w, b], lr=0.05, **options)
+    for _ in range(5):
+        x = mini.tensor(rng.standard_normal((2, 4)), dtype=dtype)
+        optimizer.zero_grad()
+        ((x @ w.T + b) ** 2).mean().backward()
+        optimizer.step()
+    states = [optimizer.state[p] for p in (w, b)]
+    return [(t.detach().numpy().tobytes(), str(t.dtype), t._version)
+            for t in (w, b, *(s[k] for s in states for k in sorted(s)))]
+
+
+@pytest.mark.parametrize("options", [{}, {"weight_decay": 0.1}, {"amsgrad": True},
+                                     {"maximize": True}], ids=["plain", "decay", "amsgrad",
+                                                               "maximize"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adam_on_arrays_and_on_tensors_agree_bit_for_bit(dtype, options, monkeypatch):
+    fast = _adam_run(getattr(mini, dtype), **options)
+    monkeypatch.setattr(adam, "_step_on_arrays", lambda *args: False)
+    readable = _adam_run(getattr(mini, dtype), **options)
+    assert fast == readable
+
+
+def test_adam_on_arrays_is_the_path_taken_for_a_plain_step():
+    w = mini.ones(2, 3, requires_grad=True)
+    w.grad = mini.full((2, 3), 0.5)
+    optimizer = mini.optim.Adam([w])
+    state = optimizer.state.setdefault(w, {"step": mini.tensor(0.0),
+                                           "exp_avg": mini.zeros_like(w),
+                                           "exp_avg_sq": mini.zeros_like(w)})
+    assert adam._step_on_arrays(w, w.grad, state, optimizer.param_groups[0])
+    amsgrad = dict(optimizer.param_groups[0], amsgrad=True)
+    assert not adam._step_on_arrays(w, w.grad, state, amsgrad)
+
+
+# ---- backward on arrays when no graph is recorded (Addmm: nn.Linear; Relu) ---------------
+
+
+def _linear_relu_gradients(dtype, create_graph: bool) -> list:
+    """An nn.Linear -> ReLU -> nn.Linear net with units off, at zero and nan; its gradients."""
+    rng = np.random.default_rng(0)
+    x = mini.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    w1 = mini.tensor(rng.standard_normal((6, 4)), dtype=dtype, requires_grad=True)
+    b1 = mini.tensor(rng.standard_normal(6), dtype=dtype, requires_grad=True)
+    w2 = mini.tensor(rng.standard_normal((3, 6)), dtype=dtype, requires_grad=True)
+    hidden = mini.nn.functional.linear(x, w1, b1).relu()
+    zeroed = hidden * mini.tensor([1.0, 1.0, 0.0, 1.0, 1.0, 1.0], dtype=dtype)
+    out = mini.nn.functional.linear(zeroed, w2).relu() + (x.sum() * 0).relu()
+    weight = mini.tensor(rng.standard_normal((5, 3)), dtype=dtype)
+    weight[0, 0] = float("nan")
+    grads = mini.autograd.grad(out, (x, w1, b1, w2), weight, create_graph=create_graph)
+    return [(g.detach().numpy().tobytes(), str(g.dtype), tuple(g.shape)) for g in grads]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_and_relu_backward_on_arrays_and_on_tensors_agree_bit_for_bit(dtype):
+    fast = _linear_relu_gradients(getattr(mini, dtype), create_graph=False)
+    readable = _linear_relu_gradients(getattr(mini, dtype), create_graph=True)
+    assert fast == readable
+
+
+def test_linear_and_relu_backward_on_arrays_only_without_a_graph():
+    x = mini.tensor([[1.0, -2.0]], requires_grad=True)
+    w = mini.tensor([[0.5, 0.25], [-1.0, 2.0]], requires_grad=True)
+    out = mini.nn.functional.linear(x, w, mini.zeros(2)).relu().sum()
+    (gx,) = mini.autograd.grad(out, x, create_graph=True)
+    assert gx.grad_fn is not None  # recorded: the tensor path ran
+    (gx,) = mini.autograd.grad(mini.nn.functional.linear(x, w).relu().sum(), x)
+    assert gx.grad_fn is None and gx.tolist() == [[0.0, 0.0]]

@@ -13,6 +13,8 @@ import torch
 from helpers import NoGrad, check_op, uniform
 from torch_versions import skip_if_changed
 
+from miniautograd.ops import TABLE
+
 POS = uniform((3, 4), 0.5, 2.0)  # log, sqrt, fractional powers, denominators
 POS_ROW = uniform((4,), 0.5, 2.0, seed=2)
 SIGNS = np.where(np.random.default_rng(3).random((3, 4)) < 0.5, -1.0, 1.0)
@@ -508,6 +510,34 @@ OPS = [
         lambda t, a, b, c: (a.logical_xor(b), a ^ b, (c > 0).logical_xor(c < 0.5), c * 1)),
     row("rmatmul", [(3, 4), (4, 5)], lambda t, a, b: b.__rmatmul__(a)),
     row("sum_to_size", [(3, 4)], lambda t, a: (a.sum_to_size(1, 4), a.sum_to_size((3, 1)))),
+    row("rtruediv", [NONZERO], lambda t, a: a.__rtruediv__(3.0) + 2 / a),
+    row("le", [(3, 4), (3, 4)], lambda t, a, b: (a <= b, t.le(a, 0.5), a.le(b))),
+    row("logical_and", [BOOLS, MASK, (3, 4)],
+        lambda t, a, b, c: (a.logical_and(b), a & b, (c > 0).logical_and(c < 1))),
+    row("logical_or", [BOOLS, MASK, (3, 4)],
+        lambda t, a, b, c: (a.logical_or(b), a | b, (c > 0).logical_or(c < -1))),
+    row("any", [BOOLS, (3, 4)], lambda t, a, b: (a.any(), t.any(b > 0, 1), (b > 5).any())),
+    row("all", [BOOLS, (3, 4)],
+        lambda t, a, b: (a.all(0), t.all(b > -5), (b > 0).all(1, True))),
+    row("allclose", [(3, 4), (3, 4)],
+        lambda t, a, b: (a.allclose(a + 1e-9), t.allclose(a, b), a.allclose(b, atol=10.0))),
+    row("equal", [(3, 4), (3, 4)], lambda t, a, b: (a.equal(a * 1), t.equal(a, b))),
+    row("argmax", [(3, 4)], lambda t, a: (a.argmax(), t.argmax(a, 1), a.argmax(0, True))),
+    row("argmin", [(3, 4)], lambda t, a: (a.argmin(), t.argmin(a, dim=0, keepdim=True))),
+    row("histogram", [(3, 4)], lambda t, a: a.detach().histogram(5) + t.histogram(a.detach(), 3)),
+    row("histc", [(3, 4)], lambda t, a: (t.histc(a.detach(), 4, -1.0, 1.0), a.detach().histc())),
+    row("unbind", [(3, 4)], lambda t, a: a.unbind(1) + t.unbind(a)),
+    row("split", [(5, 4)], lambda t, a: a.split(2) + t.split(a, 3, dim=1)),
+    row("split_sizes", [(5, 4)], lambda t, a: a.split([1, 4]) + t.split(a, (1, 3), dim=1)),
+    row("chunk", [(5, 4)], lambda t, a: a.chunk(2) + t.chunk(a, 3, dim=1)),
+    row("concat", [(2, 4), (3, 4)], lambda t, a, b: t.concat([a, b]) * 2),
+    row("numel", [(3, 4)], lambda t, a: a * a.numel() - t.numel(a[0])),
+    row("dot", [(4,), (4,)], lambda t, a, b: a.dot(b) + t.dot(a, b * 2)),
+    row("addmm", [(5,), (3, 4), (4, 5)], lambda t, c, a, b: t.addmm(c, a, b)),
+    row("setitem", [(3, 4), (4,)], lambda t, a, b: _setitem(a * 1, b)),
+    row("fill_", [(3, 4)], lambda t, a: (a * 1).fill_(2.5) * a + t.ones_like(a).fill_(-1.0)),
+    row("uniform_", [(3, 4)], lambda t, a: _random_fill(t, a, "uniform_", -1.0, 2.0)),
+    row("normal_", [(3, 4)], lambda t, a: _random_fill(t, a, "normal_", 0.5, 2.0)),
     # ---- chains: shared subexpressions and several paths ----
     row("torch_tensor_inputs", [torch.tensor([[1.0, -2.0]], requires_grad=True),
                                 torch.tensor([3.0, 0.5])], lambda t, a, b: (a * b).exp()),
@@ -547,11 +577,33 @@ def _running_stats(t, x, mean, var):
     return out, mean, var
 
 
+def _setitem(a, b):
+    """Writes into a non-leaf: a row from a tensor, a column from a number (CopySlices)."""
+    a[1] = b
+    a[:, 0] = 7.0
+    return a
+
+
+def _random_fill(t, a, name, *params):
+    """uniform_ and normal_ draw torch's numbers after the same seed: on a tensor with a
+    history (a node whose gradient is zero), and on a constant."""
+    t.manual_seed(0)
+    return getattr(a * 1, name)(*params) * a + getattr(t.zeros_like(a), name)()
+
+
 def _add_then_use(a):
     b = a * 2
     c = b * 3  # saves nothing of b
     b.add_(1)
     return c + b
+
+
+def test_every_table_name_has_a_row():
+    """A row is named after the table line it checks: its name, or its name and a suffix."""
+    names = [param.id for param in OPS]
+    missing = [entry.name for entry in TABLE
+               if not any(n == entry.name or n.startswith(entry.name + "_") for n in names)]
+    assert not missing, f"op table names with no row in OPS: {missing}"
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -201,20 +201,42 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
 
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    _initialise(self, _random.uniform_(self._data.shape, a, b, self._data.dtype, generator))
+    _initialise(self, _random.uniform_(self._data.shape, a, b, self._data.dtype, generator),
+                Uniform)
     return self
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    _initialise(self, _random.normal_(self._data.shape, mean, std, self._data.dtype, generator))
+    _initialise(self, _random.normal_(self._data.shape, mean, std, self._data.dtype, generator),
+                Normal)
     return self
 
 
-def _initialise(self: Tensor, values: np.ndarray) -> None:
-    """Initialisers (uniform_, normal_) write like torch's: a leaf in place, under no_grad."""
+class Uniform(Fill):
+    """``uniform_`` on a tensor whose history is recorded: the old values are replaced by the
+    drawn ones, so their gradient is zero (Fill's backward)."""
+
+    node_name = "UniformBackward0"
+
+    @staticmethod
+    def forward(ctx, a, value=None):
+        return value
+
+
+class Normal(Uniform):
+    node_name = "NormalBackward0"
+
+
+def _initialise(self: Tensor, values: np.ndarray, recorded_as: type) -> None:
+    """Initialisers (uniform_, normal_) write like torch's: a leaf in place, under no_grad; a
+    tensor with a history gets a node (``recorded_as``) whose gradient is zero."""
     if STATE.enabled and self.grad_fn is None and self._requires_grad:
         raise RuntimeError(_LEAF_IN_PLACE)
-    write(self, _backend.asarray(values, self._data.dtype, self.device))
+    values = _backend.asarray(values, self._data.dtype, self.device)
+    if STATE.enabled and self._requires_grad:
+        in_place(self, lambda t: recorded_as.apply(t, value=values))
+    else:
+        write(self, values)
 
 
 TABLE = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
 from ._util import check_broadcast, raise_device_mismatch
 from .op import Op
 from .shape import SqueezeDims, UnsafeView
@@ -64,6 +65,14 @@ class Addmm(Op):
     def backward(ctx, grad):
         mat1, mat2 = ctx.saved_tensors
         need_bias, need_1, need_2 = ctx.needs_input_grad
+        if not STATE.enabled and type(grad._data) is np.ndarray and type(mat1._data) is np.ndarray:
+            # Speed: nn.Linear's backward when no graph is recorded (create_graph=False): the
+            # same two products on the arrays, without a Tensor and an op call for each
+            # transpose and product. tests/engine/test_fast_paths.py checks it bit for bit.
+            g = grad._data
+            return (grad if need_bias else None,
+                    Tensor._make(g @ mat2._data.T) if need_1 else None,
+                    Tensor._make(mat1._data.T @ g) if need_2 else None)
         return (
             grad if need_bias else None,
             grad.mm(mat2.t()) if need_1 else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ def resolve_shape(shape: tuple, numel: int) -> tuple[int, ...]:
     shape = tuple(int(s) for s in shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    known = math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
@@ -607,6 +608,12 @@ class Split(_Pieces):
         return Cat.apply(*grads, dim=ctx.axis), None, None
 
 
+class SplitWithSizes(Split):
+    """``split`` given a list of sizes: torch's node has another name."""
+
+    node_name = "SplitWithSizesBackward0"
+
+
 def split_sizes(length: int, split_size_or_sections: Any) -> list[int]:
     """torch.split's sizes: a list as given, or pieces of one size with a shorter last one."""
     if isinstance(split_size_or_sections, int):
@@ -738,7 +745,8 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     (axis,) = normalize_dims(dim, self._data.ndim)
     sizes = split_sizes(self._data.shape[axis], split_size_or_sections)
-    return Split.apply(self, tuple(sizes), axis)
+    by_sizes = not isinstance(split_size_or_sections, int)
+    return (SplitWithSizes if by_sizes else Split).apply(self, tuple(sizes), axis)
 
 
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

@@ -6,6 +6,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from .._creation import tensor, zeros_like
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
@@ -38,6 +40,8 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = zeros_like(param)
                     if group["amsgrad"]:
                         state["max_exp_avg_sq"] = zeros_like(param)
+                if _step_on_arrays(param, grad, state, group):
+                    continue
                 state["step"] += 1
                 step = state["step"].item()
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
@@ -51,3 +55,33 @@ class Adam(Optimizer):
                     second = state["max_exp_avg_sq"]
                 denom = second.sqrt() / bias_correction2_sqrt + group["eps"]
                 param.sub_(exp_avg / denom * step_size)
+
+
+# Speed: the common case (no weight decay, amsgrad or maximize; a NumPy gradient of the
+# parameter's shape and dtype) computes the lines above on the arrays themselves, with the
+# same operations in the same order (so the same numbers, bit for bit), without making a
+# Tensor per operation. Measured on the small-MLP benchmark (Adam on 4 parameters, 1000 steps):
+# see the commit message. tests/engine/test_fast_paths.py checks both paths agree.
+def _step_on_arrays(param: Any, grad: Any, state: dict, group: dict) -> bool:
+    """One Adam step of ``param`` on its arrays; False (nothing done) where it does not apply."""
+    data, g = param._data, grad._data
+    if group["weight_decay"] or group["amsgrad"] or group["maximize"] \
+            or type(data) is not np.ndarray or type(g) is not np.ndarray \
+            or g.shape != data.shape or g.dtype != data.dtype or data.dtype.kind != "f" \
+            or not isinstance(group["lr"], (int, float)):
+        return False
+    beta1, beta2 = group["betas"]
+    counter, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
+    counter._data += 1
+    step = counter._data.item()
+    m, v = exp_avg._data, exp_avg_sq._data
+    m += (g - m) * (1 - beta1)
+    v *= beta2
+    v += g * g * (1 - beta2)
+    step_size = group["lr"] / (1 - beta1**step)
+    bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+    data -= m / (np.sqrt(v) / bias_correction2_sqrt + group["eps"]) * step_size
+    for changed in (counter, exp_avg, param):  # one version each, as add_, mul_ and sub_ give
+        changed._vc[0] += 1
+    exp_avg_sq._vc[0] += 2
+    return True
