@@ -52,7 +52,7 @@ class Section:
 
 def prose_words(markdown: str) -> int:
     text = MYST_LINE.sub("", DROPDOWN.sub("", markdown))
-    return len(re.findall(r"[A-Za-z0-9_`'’\-.]+|[\u4e00-\u9fff]", text))
+    return len(re.findall(r"[A-Za-z0-9_`'\u2019\-.]+|[\u4e00-\u9fff]", text))
 
 
 def output_lines(cell: dict) -> int:

@@ -2,8 +2,7 @@
 scripts/main_path.py (prose words / 200 + code lines / 12 + output lines / 30, outside side
 roads, exercises, the build step and folded cells).
 
-Chapters 1-6 are held to the budget. Chapter 7 still runs over it: it is held to the count
-it has now, so that it can only shrink, until it is brought under the budget too.
+Every chapter is held to the budget.
 """
 
 from __future__ import annotations
@@ -14,13 +13,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from site_tools import CHAPTERS
 
-# Minutes now, for the chapters not yet brought under the budget (rounded up).
-NOT_YET = {"07": 115}
-
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_main_path_within_budget(path) -> None:
-    limit = NOT_YET.get(path.name[:2], main_path.BUDGET_MINUTES)
+    limit = main_path.BUDGET_MINUTES
     minutes = main_path.main_path_minutes(path)
     assert minutes <= limit, (
         f"{path.name}: the main path takes {minutes:.1f} min by the count, over {limit}: move "
