@@ -388,6 +388,25 @@ def test_inline_code_may_break_after_a_dot_an_underscore_or_a_parenthesis_only()
     )
 
 
+def test_controls_are_renamed_to_hold_the_text_they_show() -> None:
+    """myst-nb's folds, the stepper's "prev" button and the theme's search button: the
+    markup each is renamed from is the markup the build meets (the browser test's axe check
+    fails if that markup changes and a misnamed control comes back)."""
+    fold = '<summary aria-label="Toggle hidden content">\n<p class="collapsed">Show</p>'
+    prev = ('<button type="button" class="mag-prev" aria-label="previous step">'
+            "◀ prev</button>")
+    assert site_theme.named_by_their_text(fold + prev) == (
+        '<summary>\n<p class="collapsed">Show</p>'
+        '<button type="button" class="mag-prev" aria-label="prev step">◀ prev</button>'
+    )
+    search = ('<button class="btn search-button-field search-button__button pst-js-only" '
+              'title="搜索" aria-label="搜索" data-bs-toggle="tooltip">')
+    assert site_theme.named_by_its_text(search) == (
+        '<button class="btn search-button-field search-button__button pst-js-only" '
+        'title="搜索" aria-keyshortcuts="Control+K" data-bs-toggle="tooltip">'
+    )
+
+
 def test_the_contrast_check_reads_a_drawing_as_the_page_shows_it() -> None:
     svg = ('<svg xmlns="http://www.w3.org/2000/svg"><g class="graph">'
            '<g class="node"><title>a</title><polygon fill="#a5cff2"/><text fill="#1a1a1a">a'
