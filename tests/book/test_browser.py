@@ -13,9 +13,10 @@ as the page shows it (dark mode dims images); stepper text under 4.5:1 contrast,
 stepper that loses the focus at its ends; outputs shown out of the order printed; any
 violation of axe-core's WCAG 2.0 to 2.2 A and AA rules (what a screen reader or a keyboard
 meets: names, labels, roles, landmarks, contrast), with the folds of side roads and parity
-runs open as a reader opens them and the others closed; and it weighs the cold load (every byte the page fetched before it went idle; a chapter may take
-1.6 MB). Full-page screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the
-weights to _build/screenshots/cold-load.json.
+runs open as a reader opens them and the others closed; and it weighs the cold load (every
+byte the page fetched before it went idle; a chapter may take 1.6 MB). Full-page
+screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the weights to
+_build/screenshots/cold-load.json.
 
 Also here: the menu and the in-page contents open on a phone, a tablet and a desktop, and a
 search finds the chapter a word is about, with snippets from the pages' text.
