@@ -134,10 +134,10 @@ CHINESE_MARKUP = {
     '<nav class="bd-links bd-docs-nav" aria-label="Main">':
         '<nav class="bd-links bd-docs-nav" aria-label="主导航">',
     '<nav aria-label="Page">': '<nav aria-label="本页">',
-    '<summary aria-label="Toggle hidden content">': '<summary aria-label="显示或隐藏内容">',
     # miniautograd.stepper's controls, and the slider's spoken value in its script.
     'aria-label="backward pass, step by step"': 'aria-label="反向传播，逐步演示"',
-    'aria-label="previous step">◀ prev</button>': 'aria-label="上一步">◀ 上一步</button>',
+    # (site_theme.named_by_their_text has renamed "previous step" by the text it shows first)
+    'aria-label="prev step">◀ prev</button>': 'aria-label="上一步">◀ 上一步</button>',
     ' aria-label="step">': ' aria-label="步骤">',
     'aria-label="next step">next ▶</button>': 'aria-label="下一步">下一步 ▶</button>',
     "'step ' + k + ' of ' + last": "'第 ' + k + ' 步，共 ' + last + ' 步'",

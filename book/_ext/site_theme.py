@@ -20,6 +20,19 @@
   name: ``torch.no_grad()`` breaks as ``torch.|no_|grad(|)``, not ``torch.no_gr|ad()``.
 - On a phone, each row of a prose table is a card: every cell under its column's name
   (a label the build adds to each cell, shown only there), so that no column is cut off.
+- Every control is named by the text it shows (WCAG 2.5.3, "label in name"; axe-core's
+  ``label-content-name-mismatch``): myst-nb labels each of its folds (the solutions, the
+  parity runs, the hidden helpers) "Toggle hidden content" whatever its summary says ("Show
+  the solution"), and the stepper's "◀ prev" button, as miniautograd's notebook output
+  stores it, is named "previous step". A screen reader would announce a name the page does
+  not show, and a speech user saying "click Show the solution" or "click prev" would reach
+  nothing. The fold's summary is named by its own text; the button "prev step". The theme's
+  search button shows "Search Ctrl+K" and is named "Search" (``templates/layout.html``): it
+  is named by its text, the shortcut given as ``aria-keyshortcuts`` too.
+- No theme fragment is published: the Jinja macros that pydata-sphinx-theme and
+  sphinx-book-theme ship in their static folders (``webpack-macros.html``,
+  ``sbt-webpack-macros.html``) are copied into ``_static`` like any asset, where they would
+  be served as pages with no title and no language; the build removes them.
 - The icon font is cut down, after the build, to the glyphs the site uses (from ~370 kB of
   WOFF2 to a few kB of WOFF), under the theme's own font-family names.
 """
@@ -50,6 +63,8 @@ INLINE_SEARCH = re.compile(
     r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
     r'searchindex\.js)"></script>'
 )
+# The themes' template fragments that Sphinx copies into _static (see the docstring).
+THEME_FRAGMENTS = "*webpack-macros.html"
 ICON_DIR = "icons"
 ICON_CSS = "icons.css"
 
@@ -101,10 +116,38 @@ def breakable_code(html: str) -> str:
     return INLINE_CODE.sub(code, html)
 
 
+# myst-nb's fold summary (myst_nb.sphinx_.visit_HideCellInput), and miniautograd's stepper
+# button as the chapters' stored outputs hold it (companion/src/miniautograd/stepper.py).
+MISNAMED = {
+    '<summary aria-label="Toggle hidden content">': "<summary>",
+    '<button type="button" class="mag-prev" aria-label="previous step">◀ prev</button>':
+        '<button type="button" class="mag-prev" aria-label="prev step">◀ prev</button>',
+}
+
+
+def named_by_their_text(html: str) -> str:
+    """Controls whose accessible name does not hold the text they show, renamed (see above)."""
+    for misnamed, named in MISNAMED.items():
+        html = html.replace(misnamed, named)
+    return html
+
+
+SEARCH_BUTTON_LABEL = re.compile(
+    r'(<button class="btn search-button-field[^>]*?) aria-label="[^"]*"'
+)
+
+
+def named_by_its_text(html: str) -> str:
+    """The theme's search button without its aria-label, which leaves out the shortcut the
+    button shows ("Search Ctrl+K"): its name is its own text, and the shortcut is also given
+    as ``aria-keyshortcuts``."""
+    return SEARCH_BUTTON_LABEL.sub(r'\1 aria-keyshortcuts="Control+K"', html, count=1)
+
+
 def _breakable_code(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                     doctree: Any) -> None:
     if "body" in context:
-        context["body"] = breakable_code(context["body"])
+        context["body"] = named_by_their_text(breakable_code(context["body"]))
 
 
 def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -135,6 +178,7 @@ def _filters(app: Sphinx) -> None:
     app.builder.templates.environment.filters["without_icon_script"] = without_icon_script
     app.builder.templates.environment.filters["without_inline_search"] = without_inline_search
     app.builder.templates.environment.filters["article_is_main"] = article_is_main
+    app.builder.templates.environment.filters["named_by_its_text"] = named_by_its_text
     app.add_css_file(ICON_CSS)
 
 
@@ -213,10 +257,19 @@ def _subset_icons(app: Sphinx, exception: Exception | None) -> None:
         path.unlink()
 
 
+def _remove_theme_fragments(app: Sphinx, exception: Exception | None) -> None:
+    """The themes' Jinja macros, copied with their static files: neither pages nor assets."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for fragment in (Path(app.outdir) / "_static").glob(THEME_FRAGMENTS):
+        fragment.unlink()
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _filters)
     app.connect("doctree-resolved", _label_table_cells)
     app.connect("html-page-context", _breakable_code)
     app.connect("build-finished", _subset_icons)
+    app.connect("build-finished", _remove_theme_fragments)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,10 +10,13 @@ block that scrolls sideways with no cue; inline code broken inside a name; a pro
 a display equation wider than the column; drawing text under 10 px on a desktop or 9 px on
 a phone; a drawn edge or label of a Graphviz drawing under 3:1 against what is behind it,
 as the page shows it (dark mode dims images); stepper text under 4.5:1 contrast, or a
-stepper that loses the focus at its ends; outputs shown out of the order printed; and it
-weighs the cold load (every byte the page fetched before it went idle; a chapter may take
-1.6 MB). Full-page screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the
-weights to _build/screenshots/cold-load.json.
+stepper that loses the focus at its ends; outputs shown out of the order printed; any
+violation of axe-core's WCAG 2.0 to 2.2 A and AA rules (what a screen reader or a keyboard
+meets: names, labels, roles, landmarks, contrast), with the folds of side roads and parity
+runs open as a reader opens them and the others closed; and it weighs the cold load (every
+byte the page fetched before it went idle; a chapter may take 1.6 MB). Full-page
+screenshots go to _build/screenshots/<page>-<width>-<mode>.png and the weights to
+_build/screenshots/cold-load.json.
 
 Also here: the menu and the in-page contents open on a phone, a tablet and a desktop, and a
 search finds the chapter a word is about, with snippets from the pages' text.
@@ -55,6 +58,16 @@ SMALLEST_TEXT = chapter_page.SMALLEST_TEXT  # px, drawing text as shown on a des
 PHONE_SMALLEST_TEXT = chapter_page.PHONE_SMALLEST_TEXT  # px, as shown on a phone
 CONTRAST = 4.5
 MIN_DRAWN_CONTRAST = 3.0  # WCAG's minimum for graphical objects: a drawing's lines and labels
+
+# axe-core (npm, package-lock.json), injected into each page after it loaded: the rules of
+# WCAG 2.0, 2.1 and 2.2, levels A and AA. Each violation is reported as its rule and the
+# elements that break it (axe's CSS selectors, the first few).
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+AXE_SHOWN = 3  # elements named per rule and page
+AXE_RUN = """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(
+  result => result.violations.map(v => ({id: v.id, impact: v.impact,
+    targets: v.nodes.map(n => n.target.join(' '))})))"""
 
 # The theme's script resolves data-theme="auto" to the system's colours; until it has run
 # the page has neither theme's colours. A page that never gets there is reported.
@@ -370,6 +383,7 @@ def open_page(
                                        "smallestText": smallest_text(width)})
         found += reader_problems(seen, mode, width, page, site)
         found += stepper_focus_problems(page)
+        found += axe_violations(page)
         stem = name.removesuffix(".html").replace("/", "_")
         shot = SCREENSHOTS / f"{stem}-{width}-{mode}.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
@@ -379,6 +393,20 @@ def open_page(
     finally:
         ctx.close()
     return found, seen
+
+
+def axe_violations(page: Page) -> list[str]:
+    """axe-core's WCAG A and AA violations on the page as it is now: one line per rule."""
+    if not AXE.is_file():
+        return [f"not checked for accessibility: {AXE} is missing (run `make setup`)"]
+    page.add_script_tag(path=str(AXE))
+    found = []
+    for violation in page.evaluate(AXE_RUN, AXE_TAGS):
+        targets = violation["targets"]
+        more = f" and {len(targets) - AXE_SHOWN} more" if len(targets) > AXE_SHOWN else ""
+        found.append(f"axe {violation['id']} ({violation['impact']}, {len(targets)} elements): "
+                     + ", ".join(targets[:AXE_SHOWN]) + more)
+    return found
 
 
 def stepper_focus_problems(page: Page) -> list[str]:
@@ -506,6 +534,8 @@ def test_the_page_check_reports_what_a_reader_would_see_broken(
         "scrolls sideways with no cue: 'code: def f():",
         "an empty top bar",
         "the search icon covers the field's text: ",
+        "axe html-has-lang (serious, 1 elements): html",
+        "axe image-alt (critical, 1 elements): img",
     ]
     assert [any(f.startswith(e) for f in found) for e in expected] == [True] * len(expected), found
 

@@ -305,6 +305,27 @@ def test_pages_load_no_icon_script_and_no_mathjax_and_have_a_favicon(
     assert not list(site.rglob("fontawesome.js"))
 
 
+def test_every_html_file_published_is_a_page_with_a_title_and_a_language(site: Path) -> None:
+    """A reader, a search engine or a screen reader may open any HTML file of the site: each is
+    a page with a title and the language of its text, none a fragment of a template (the
+    themes ship Jinja macros in their static folders, which Sphinx copies; site_theme.py
+    removes them), and no page links to a fragment."""
+    problems = []
+    for path in sorted(site.rglob("*.html")):
+        name = path.relative_to(site).as_posix()
+        doc = soup(path)
+        if doc.select_one('meta[http-equiv="Refresh"]'):
+            continue  # the site's index.html only redirects to the landing page
+        html = doc.find("html")
+        if html is None or not html.get("lang"):
+            problems.append(f"{name}: no <html lang>")
+        if doc.title is None or not doc.title.get_text(strip=True):
+            problems.append(f"{name}: no title")
+        if "webpack-macros" in path.read_text(encoding="utf-8"):
+            problems.append(f"{name}: names a theme fragment")
+    assert problems == []
+
+
 @pytest.mark.parametrize(
     ("svg", "expected"),
     [
@@ -364,6 +385,25 @@ def test_inline_code_may_break_after_a_dot_an_underscore_or_a_parenthesis_only()
     assert site_theme.breakable_code(html) == (
         '<p>Call <code class="docutils literal notranslate"><span class="pre">'
         "torch.<wbr>no_<wbr>grad(<wbr>)</span></code> or <span>a.b_c</span>.</p>"
+    )
+
+
+def test_controls_are_renamed_to_hold_the_text_they_show() -> None:
+    """myst-nb's folds, the stepper's "prev" button and the theme's search button: the
+    markup each is renamed from is the markup the build meets (the browser test's axe check
+    fails if that markup changes and a misnamed control comes back)."""
+    fold = '<summary aria-label="Toggle hidden content">\n<p class="collapsed">Show</p>'
+    prev = ('<button type="button" class="mag-prev" aria-label="previous step">'
+            "◀ prev</button>")
+    assert site_theme.named_by_their_text(fold + prev) == (
+        '<summary>\n<p class="collapsed">Show</p>'
+        '<button type="button" class="mag-prev" aria-label="prev step">◀ prev</button>'
+    )
+    search = ('<button class="btn search-button-field search-button__button pst-js-only" '
+              'title="搜索" aria-label="搜索" data-bs-toggle="tooltip">')
+    assert site_theme.named_by_its_text(search) == (
+        '<button class="btn search-button-field search-button__button pst-js-only" '
+        'title="搜索" aria-keyshortcuts="Control+K" data-bs-toggle="tooltip">'
     )
 
 
