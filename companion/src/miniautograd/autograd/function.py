@@ -48,9 +48,11 @@ class Function:
         # whose backward it runs (``cls``, or the base it inherits backward from), where
         # forward and backward stand side by side.
         source = next((c for c in cls.__mro__ if "backward" in c.__dict__), Function)
-        body: dict[str, Any] = {"_forward_cls": cls, "__module__": cls.__module__,
-                                "__qualname__": short,
-                                "__wrapped__": cls if source is Function else source}
+        shown = cls if source is Function else source
+        body: dict[str, Any] = {"_forward_cls": cls, "__module__": shown.__module__,
+                                "__qualname__": short, "__wrapped__": shown}
+        if "__firstlineno__" in shown.__dict__:  # Python 3.13's inspect reads it, not __wrapped__
+            body["__firstlineno__"] = shown.__firstlineno__
         if namespace:  # nodes torch implements in C++ report a namespaced name()
             body["name"] = lambda self: name
         cls._backward_cls = type(short, (cls._node_base,), body)
