@@ -104,14 +104,24 @@ TAG_OR_TEXT = re.compile(r"(<[^>]*>)|([^<]+)")
 BREAK_AFTER = re.compile(r"([._(])(?=[^\s<])")
 
 
+SHORT_HYPHENATED = 24  # characters: a name such as `max-autotune` fits any line whole
+
+
 def breakable_code(html: str) -> str:
-    """``<wbr>`` after every ``.``, ``_`` and ``(`` inside inline code (not at its end)."""
+    """``<wbr>`` after every ``.``, ``_`` and ``(`` inside inline code (not at its end); a
+    short hyphenated name without spaces is kept whole (a browser would break it after the
+    hyphen, mid-name)."""
 
     def code(match: re.Match[str]) -> str:
+        text = TAG_OR_TEXT.sub(lambda m: m.group(2) or "", match.group(2))
+        opening = match.group(1)
+        if "-" in text and not any(c.isspace() for c in text) and len(text) <= SHORT_HYPHENATED:
+            opening = opening.replace('class="docutils literal notranslate"',
+                                      'class="docutils literal notranslate nobreak"')
         inner = TAG_OR_TEXT.sub(
             lambda m: m.group(1) or BREAK_AFTER.sub(r"\1<wbr>", m.group(2)), match.group(2)
         )
-        return match.group(1) + inner + match.group(3)
+        return opening + inner + match.group(3)
 
     return INLINE_CODE.sub(code, html)
 

@@ -581,7 +581,7 @@ def test_a_touch_phone_shows_what_hover_shows_and_the_contents_get_out_of_the_wa
     page.click(".secondary-toggle")
     contents = "#pst-secondary-sidebar-modal"
     page.wait_for_function(f"() => document.querySelector('{contents}').open")
-    page.locator(f"{contents} a[href^='#']").nth(2).tap()
+    page.locator(f"{contents} a[href^='#'] >> visible=true").nth(2).tap()
     page.wait_for_function(f"() => !document.querySelector('{contents}').open")
     page.evaluate("() => window.scrollTo(0, 3000)")
     page.wait_for_function(

@@ -388,6 +388,17 @@ def test_inline_code_may_break_after_a_dot_an_underscore_or_a_parenthesis_only()
     )
 
 
+def test_a_short_hyphenated_name_in_inline_code_is_kept_whole() -> None:
+    """A browser breaks `max-autotune` after its hyphen; a long code span still wraps."""
+    def code(text: str) -> str:
+        return f'<code class="docutils literal notranslate"><span class="pre">{text}</span></code>'
+
+    kept = site_theme.breakable_code(code("max-autotune"))
+    assert kept.startswith('<code class="docutils literal notranslate nobreak">')
+    for text in ("torch.no_grad()", "a - b", "x" * 20 + "-" + "y" * 20):
+        assert "nobreak" not in site_theme.breakable_code(code(text)), text
+
+
 def test_controls_are_renamed_to_hold_the_text_they_show() -> None:
     """myst-nb's folds, the stepper's "prev" button and the theme's search button: the
     markup each is renamed from is the markup the build meets (the browser test's axe check
