@@ -104,7 +104,7 @@ TAG_OR_TEXT = re.compile(r"(<[^>]*>)|([^<]+)")
 BREAK_AFTER = re.compile(r"([._(])(?=[^\s<])")
 
 
-SHORT_HYPHENATED = 24  # characters: a name such as `max-autotune` fits any line whole
+SHORT_HYPHENATED = 32  # characters: `max-autotune-no-cudagraphs` fits a phone's line whole
 
 
 def breakable_code(html: str) -> str:
