@@ -170,6 +170,13 @@ def _number_as_tensor(value: Any) -> Any:
 _NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
+def type_name(value: Any) -> str:
+    """torch's name for a value's type in its messages: ``numpy.ndarray``, ``float``."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+
+
 class BackwardFunction(Node):
     """The backward node of a ``Function``; it is also the ``ctx`` that forward receives."""
 
@@ -313,11 +320,8 @@ class BackwardFunction(Node):
         for position in self._input_positions:
             grad = grads[position] if self.needs_input_grad[position] else None
             if grad is not None and not isinstance(grad, Tensor):
-                kind = type(grad)
-                name = kind.__qualname__ if kind.__module__ == "builtins" else \
-                    f"{kind.__module__}.{kind.__qualname__}"
                 raise RuntimeError(
-                    f"expected Variable or None (got {name}): function {self.name()} "
+                    f"expected Variable or None (got {type_name(grad)}): function {self.name()} "
                     f"returned it at index {position}; return a Tensor or None."
                 )
             checked.append(grad)

@@ -16,7 +16,12 @@ from typing import Any
 from .._tensor import Tensor
 from ..autograd.anomaly_mode import STATE as ANOMALY
 from ..autograd.anomaly_mode import forward_trace
-from ..autograd.backward_function import BackwardFunction, SavedTensor, accumulator
+from ..autograd.backward_function import (
+    BackwardFunction,
+    SavedTensor,
+    accumulator,
+    type_name,
+)
 from ..autograd.function import Function, collect_next_edges, mark_views, set_history
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import next_sequence_nr
@@ -42,7 +47,7 @@ class OpNode(BackwardFunction):
         for index, grad in enumerate(grads):
             if grad is not None and not isinstance(grad, Tensor):
                 raise RuntimeError(
-                    f"expected Variable or None (got {_type_name(grad)}): function "
+                    f"expected Variable or None (got {type_name(grad)}): function "
                     f"{self.name()} returned it at index {index}. "
                     f"{_where_defined(self._forward_cls)}.backward must return Tensors (or "
                     "None): compute with the tensors it is given, or wrap an array with "
@@ -53,13 +58,6 @@ class OpNode(BackwardFunction):
 
 def _where_defined(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _type_name(value: Any) -> str:
-    """torch's name for a value's type: ``numpy.ndarray``, ``float``."""
-    kind = type(value)
-    return kind.__qualname__ if kind.__module__ == "builtins" else \
-        f"{kind.__module__}.{kind.__qualname__}"
 
 
 class Op(Function):
