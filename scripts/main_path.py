@@ -42,6 +42,8 @@ class Section:
     code_lines: int = 0
     output_lines: int = 0
     on_path: bool = True
+    road: bool = False  # opens with the side-road mark
+    inside_road: bool = False  # under a side road's heading (JupyterLab collapses it with it)
     cells: list[int] = field(default_factory=list)
 
     @property
@@ -75,7 +77,8 @@ def sections(path: Path) -> list[Section]:
     """The notebook's sections in order, each with its counts and whether it is on the path."""
     notebook = nbformat.read(path, as_version=4)
     found = [Section("(opening)")]
-    stack: list[tuple[int, bool]] = []  # (heading level, off the path) of the open headings
+    stack: list[tuple[int, bool, bool]] = []  # (level, off the path, a side road) of the open
+    # headings
     for index, cell in enumerate(notebook.cells):
         tags = set(cell.metadata.get("tags", []))
         source = cell.source
@@ -84,10 +87,12 @@ def sections(path: Path) -> list[Section]:
                 level, title = len(match[1]), match[2].strip()
                 while stack and stack[-1][0] >= level:
                     stack.pop()
-                off = (any(o for _, o in stack) or bool(OFF_PATH_TITLES.match(title))
-                       or bool(SIDE_ROAD.search(source, match.end())))
-                stack.append((level, off))
-                found.append(Section(title, on_path=not off))
+                road = bool(SIDE_ROAD.search(source, match.end()))
+                inside_road = any(r for _, _, r in stack)
+                off = any(o for _, o, _ in stack) or bool(OFF_PATH_TITLES.match(title)) or road
+                stack.append((level, off, road))
+                found.append(Section(title, on_path=not off, road=road,
+                                     inside_road=inside_road))
         section = found[-1]
         section.cells.append(index)
         if tags & FOLDED_TAGS:

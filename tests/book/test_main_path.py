@@ -58,19 +58,5 @@ def test_the_count_leaves_out_side_roads_exercises_and_folds(tmp_path) -> None:
 def test_no_side_road_lies_inside_another(path) -> None:
     """JupyterLab collapses a side road under its heading: a side road inside another would be
     hidden with it, heading and all, so it would not show where it starts."""
-    notebook = nbformat.read(path, as_version=4)
-    open_headings: list[tuple[int, bool, str]] = []
-    nested = []
-    for cell in notebook.cells:
-        if cell.cell_type != "markdown":
-            continue
-        for match in main_path.HEADING.finditer(cell.source):
-            level, title = len(match[1]), match[2]
-            while open_headings and open_headings[-1][0] >= level:
-                open_headings.pop()
-            road = bool(main_path.SIDE_ROAD.search(cell.source, match.end()))
-            if road and any(r for _, r, _ in open_headings):
-                nested.append(title)
-            open_headings.append((level, road, title))
+    nested = [s.title for s in main_path.sections(path) if s.road and s.inside_road]
     assert nested == [], f"{path.name}: a side road inside another: {nested}"
-
