@@ -11,7 +11,8 @@ on a translation whose markup differs from its English: a code span, a reference
 formula or a link's address changed, or emphasis that no longer renders. The figures' alt
 texts (the chapter cells' metadata ``alt``, which no page catalog holds) are translated in the
 interface catalog, by hand: `check` names each one it lacks (an empty message to fill in is
-printed) and each one that no figure has any more.
+printed) and each one that no figure has any more. The comments in the chapters' code have a
+catalog of their own (book/_ext/code_comments.py), which `update` and `check` treat the same way.
 """
 
 from __future__ import annotations
@@ -30,12 +31,17 @@ from babel.messages.pofile import read_po, write_po
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import code_comments  # noqa: E402  (the site's extension, which applies the catalog)
+
 LANGUAGE = "zh_CN"
 LOCALE = ROOT / "book" / "locale"
 CATALOGS = LOCALE / LANGUAGE / "LC_MESSAGES"
 # The interface words the themes and Sphinx leave untranslated in Chinese (tooltips, the search
 # field): Sphinx reads this catalog after its own and the themes', for what they lack.
 INTERFACE = CATALOGS / "sphinx.po"
+COMMENTS = code_comments.catalog_path(LOCALE, LANGUAGE)
+CHAPTERS = ROOT / "book" / "chapters"
 GETTEXT = ("build", ".", "--builder", "custom", "--custom-builder", "gettext")
 
 CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
@@ -192,9 +198,52 @@ def update() -> None:
                         "-d", str(LOCALE), "-w", "76"], cwd=ROOT, check=True)
     for path in catalogs():
         tidy(path)
+    update_comments()
 
 
-def alt_texts(chapters: Path = ROOT / "book" / "chapters") -> list[str]:
+def code_sources(chapters: Path = CHAPTERS) -> list[str]:
+    """The code of the chapters' cells that a page or a reader's edition shows (every one
+    but the verification cells)."""
+    sources = []
+    for notebook in sorted(chapters.glob("*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code" and "book-check" not in cell["metadata"].get("tags", []):
+                sources.append("".join(cell["source"]))
+    return sources
+
+
+def comments_template(chapters: Path = CHAPTERS) -> Catalog:
+    template = Catalog(locale=LANGUAGE)
+    for message in code_comments.messages(code_sources(chapters)):
+        template.add(message)
+    return template
+
+
+def update_comments(path: Path = COMMENTS) -> None:
+    """The code comments' catalog merged with the comments the chapters now have."""
+    if path.exists():
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=LANGUAGE)
+    else:
+        catalog = Catalog(locale=LANGUAGE)
+    catalog.update(comments_template())
+    with path.open("wb") as handle:
+        write_po(handle, catalog, width=76, ignore_obsolete=False)
+    tidy(path)
+
+
+def stale_comments(path: Path = COMMENTS, chapters: Path = CHAPTERS) -> list[str]:
+    """Comments of the chapters that the catalog lacks, and its messages of no comment."""
+    wanted = {m.id for m in comments_template(chapters) if m.id}
+    with path.open("rb") as handle:
+        have = {m.id for m in read_po(handle) if m.id and not m.fuzzy}
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return ([f"{name}: a code comment not in the catalog (or fuzzy): {m[:70]!r}"
+             for m in sorted(wanted - have)]
+            + [f"{name}: a message of no code comment: {m[:70]!r}" for m in sorted(have - wanted)])
+
+
+def alt_texts(chapters: Path = CHAPTERS) -> list[str]:
     """The alt texts of the chapters' output images (a cell's metadata ``alt``: one string, or
     one per image), in the order of the pages."""
     found = []
@@ -225,7 +274,8 @@ def check(paths: list[Path]) -> list[str]:
     found = alt_problems(alt_texts())
     with tempfile.TemporaryDirectory() as scratch:
         found += stale(extract(Path(scratch)))
-    for path in [*paths, INTERFACE]:
+    found += stale_comments()
+    for path in [*paths, INTERFACE, COMMENTS]:
         found += problems(path)
     return found
 

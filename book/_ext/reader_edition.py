@@ -41,6 +41,7 @@ messages Sphinx translates the page with, and links that lead to the Chinese pag
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import zipfile
 from collections.abc import Callable
@@ -49,11 +50,15 @@ from pathlib import Path
 from posixpath import dirname, join, normpath
 from typing import Any
 
+import code_comments
 import languages
 import nbformat
 from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
 
 CHECK_TAG = "book-check"
 SOLUTION_TAG = "solution"
@@ -304,10 +309,12 @@ def uncommented_solution(source: str) -> str:
 
 def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resolve,
                    site_url: str, messages: dict[str, str] | None = None,
-                   solution: str = "Solution", how: str = SOLUTION_HOW) -> nbformat.NotebookNode:
+                   solution: str = "Solution", how: str = SOLUTION_HOW,
+                   comments: dict[str, str] | None = None) -> nbformat.NotebookNode:
     """The reader's edition of the chapter notebook `notebook` (the page `docname`); with
-    `messages` (a catalog), its markdown translated; `solution`: the folded solutions' title,
-    `how`: the line under it that says how to run one."""
+    `messages` (a catalog), its markdown translated, and with `comments` (code_comments.py),
+    its code's comments; `solution`: the folded solutions' title, `how`: the line under it
+    that says how to run one."""
     edition = copy.deepcopy(notebook)
     title = SOLUTION_TITLE.format(solution)
     cells = []
@@ -321,6 +328,8 @@ def reader_edition(notebook: nbformat.NotebookNode, docname: str, resolve: Resol
             metadata["tags"] = kept
         if cell.cell_type == "markdown" and messages:
             cell.source = translate_markdown(cell.source, messages)
+        if cell.cell_type == "code" and comments:
+            cell.source = code_comments.translate(cell.source, comments)[0]
         split = fold_split(cell.source) if cell.cell_type == "markdown" else None
         if split:
             heading, rest = split
@@ -419,7 +428,7 @@ def write_editions(app: Sphinx, exception: Exception | None) -> None:
             messages = catalog(locale / f"{docname}.po")
         edition = reader_edition(nbformat.read(source, as_version=4), docname, resolve, url,
                                  messages, languages.text(app, "Solution"),
-                                 languages.text(app, SOLUTION_HOW))
+                                 languages.text(app, SOLUTION_HOW), comment_catalog(app))
         path = Path(app.outdir) / edition_path(docname)
         nbformat.write(edition, path)
         written.append(path)
@@ -430,16 +439,50 @@ def write_editions(app: Sphinx, exception: Exception | None) -> None:
             archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
 
 
+def comment_catalog(app: Sphinx) -> dict[str, str] | None:
+    """The translations of the code's comments in the site's language (None in English)."""
+    language = languages.language(app)
+    if language == languages.ENGLISH:
+        return None
+    locale = Path(app.srcdir) / app.config.locale_dirs[0]
+    return _comments(code_comments.catalog_path(locale, language))
+
+
+@functools.lru_cache
+def _comments(path: Path) -> dict[str, str]:
+    return catalog(path)  # read once a build, not once a cell
+
+
+def _translate_comments(app: Sphinx, cell: nodes.container) -> None:
+    comments = comment_catalog(app)
+    if comments is None:
+        return
+    for source in cell.findall(nodes.container):
+        if source.get("nb_element") != "cell_code_source":
+            continue  # the outputs: what the code printed, as it printed it
+        block = next(source.findall(nodes.literal_block))
+        text, missing = code_comments.translate(block.astext(), comments)
+        for comment in missing:
+            LOGGER.warning("a code comment without a translation in %s (run "
+                           "scripts/translations.py update, then translate it): %r",
+                           code_comments.CATALOG_NAME, comment, location=cell)
+        block.rawsource = text
+        block.children = [nodes.Text(text)]
+
+
 def _site_cells(app: Sphinx, doctree: nodes.document) -> None:
     """On the site, as in the reader's edition: no verification cell (myst-nb knows only its
-    own tags), and a folded solution says that it is one (not "Show code cell source")."""
+    own tags), a folded solution says that it is one (not "Show code cell source"), and the
+    code's comments are in the page's language."""
     for cell in list(doctree.findall(nodes.container)):
         if cell.get("nb_element") != "cell_code":
             continue
         tags = cell.get("cell_metadata", {}).get("tags", [])
         if CHECK_TAG in tags:
             cell.parent.remove(cell)
-        elif SOLUTION_TAG in tags:
+            continue
+        _translate_comments(app, cell)
+        if SOLUTION_TAG in tags:
             cell["hide_mode"] = "input"  # myst-nb's fold (HideInputCells) with our label
             cell["prompt_show"], cell["prompt_hide"] = (languages.text(app, p)
                                                         for p in SOLUTION_PROMPTS)
