@@ -201,6 +201,31 @@ def test_autograd_is_introduced_as_zi_dong_qiu_dao_on_the_intro_and_in_chapter_1
         assert sum("自动求导" in s for s in catalogs[page]) >= 1, page
 
 
+# Chinese in an English sentence is a quotation of a Chinese source (the post
+# *深入淺出torch.autograd*, in Traditional characters) or its title: the translation keeps it as
+# written, character for character.
+QUOTED_CHINESE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]{2,}")
+
+
+def quotations_changed(pairs: list[tuple[str, str]]) -> list[str]:
+    """Each run of Chinese characters of an English message that its translation lacks."""
+    return [f"{run!r} of {' '.join(msgid.split())[:60]!r}" for msgid, msgstr in pairs
+            for run in QUOTED_CHINESE.findall(msgid) if run not in msgstr]
+
+
+def test_a_quotation_in_chinese_stays_as_its_author_wrote_it() -> None:
+    made = [("It is 「期望值反向傳播」.", "它叫「期望反向传播」。"),
+            ("A post, *深入淺出torch.autograd*.", "文章 *深入淺出torch.autograd*。")]
+    assert quotations_changed(made) == ["'「期望值反向傳播」' of 'It is 「期望值反向傳播」.'"]
+    pairs = []
+    for path in translations.catalogs():
+        with path.open("rb") as handle:
+            pairs += [(m.id, m.string) for m in read_po(handle) if m.id and m.string]
+    assert sum(bool(QUOTED_CHINESE.search(msgid)) for msgid, _ in pairs) >= 5
+    found = quotations_changed(pairs)
+    assert found == [], "\n".join(found)
+
+
 # ---- the translated Markdown of a reader's edition ---------------------------------------------
 
 MESSAGES = {
