@@ -129,6 +129,104 @@ def test_every_message_of_every_page_is_translated_current_and_keeps_its_markup(
     print(f"{total} messages in {len(catalogs)} catalogs, all translated")
 
 
+# ---- the book's catalogs: one word for each term (book/locale/zh_CN/terms.md) ---------------
+
+TERMS = ROOT / "book/locale/zh_CN/terms.md"
+VARIANT_ROW = re.compile(r"^\| (?P<english>[^|]+?) \| (?P<word>[^|]+?) \| (?P<variants>`[^|]+?) \| "
+                         r"(?P<compounds>[^|]*?) ?\|$", re.MULTILINE)
+EXCEPTION = re.compile(r"^- `(?P<po>[^`]+\.po)`：「(?P<text>[^」]+)」——(?P<why>.+)$", re.MULTILINE)
+
+
+def settled_terms(text: str) -> list[tuple[str, list[str], list[str]]]:
+    """terms.md's rules: (English, the variants not used, the compounds that may hold one)."""
+    return [(m["english"], re.findall(r"`([^`]+)`", m["variants"]),
+             re.findall(r"`([^`]+)`", m["compounds"])) for m in VARIANT_ROW.finditer(text)]
+
+
+def variants_used(catalogs: dict[str, list[str]], rules: list[tuple[str, list[str], list[str]]],
+                  exceptions: list[tuple[str, str]]) -> list[str]:
+    """Each variant found in a translation, as 'catalog: variant (English) in ...'."""
+    found = []
+    for name, texts in catalogs.items():
+        for text in texts:
+            for po, quoted in exceptions:
+                if po == name:
+                    text = text.replace(quoted, " ")
+            for english, variants, compounds in rules:
+                rest = text
+                for compound in compounds:
+                    rest = rest.replace(compound, " ")
+                for variant in variants:
+                    pattern = (rf"(?<![A-Za-z]){re.escape(variant)}(?![A-Za-z])"
+                               if variant.isascii() else re.escape(variant))
+                    for match in re.finditer(pattern, rest):
+                        around = rest[max(0, match.start() - 12):match.end() + 12]
+                        found.append(f"{name}: {variant} ({english}) in …{around}…")
+    return found
+
+
+def book_translations() -> dict[str, list[str]]:
+    found = {}
+    for path in translations.catalogs():
+        with path.open("rb") as handle:
+            found[path.relative_to(ROOT / "book/locale/zh_CN/LC_MESSAGES").as_posix()] = [
+                m.string for m in read_po(handle) if m.id and m.string]
+    return found
+
+
+def test_the_term_check_finds_a_variant_but_not_in_a_compound_or_an_exception() -> None:
+    rules = [("operation", ["运算"], ["算术运算"]), ("pull request", ["PR"], [])]
+    catalogs = {"book/a.po": ["每个运算都被记录。", "算术运算是精确的。", "见 PR 和 PRELU。"],
+                "book/b.po": ["引文：“对张量做运算”。"]}
+    found = variants_used(catalogs, rules, [("book/b.po", "对张量做运算")])
+    assert len(found) == 2 and "book/a.po: 运算 (operation)" in found[0], found
+    assert "book/a.po: PR (pull request)" in found[1], found
+
+
+def test_each_settled_term_has_one_word_in_every_catalog() -> None:
+    text = TERMS.read_text(encoding="utf-8")
+    rules = settled_terms(text)
+    assert len(rules) >= 6 and all(variants for _, variants, _ in rules), rules
+    exceptions = [(m["po"], m["text"]) for m in EXCEPTION.finditer(text)]
+    catalogs = book_translations()
+    stale = [f"{po}: 「{quoted}」" for po, quoted in exceptions
+             if not any(quoted in s for s in catalogs.get(po, []))]
+    assert stale == [], f"exceptions in terms.md no translation holds: {stale}"
+    found = variants_used(catalogs, rules, exceptions)
+    assert found == [], f"{len(found)} variant(s) terms.md does not use:\n" + "\n".join(found)
+
+
+def test_autograd_is_introduced_as_zi_dong_qiu_dao_on_the_intro_and_in_chapter_1() -> None:
+    catalogs = book_translations()
+    for page in ("book/intro.po", "book/chapters/01_what_autograd_does.po"):
+        assert sum("自动求导" in s for s in catalogs[page]) >= 1, page
+
+
+# Chinese in an English sentence is a quotation of a Chinese source (the post
+# *深入淺出torch.autograd*, in Traditional characters) or its title: the translation keeps it as
+# written, character for character.
+QUOTED_CHINESE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]{2,}")
+
+
+def quotations_changed(pairs: list[tuple[str, str]]) -> list[str]:
+    """Each run of Chinese characters of an English message that its translation lacks."""
+    return [f"{run!r} of {' '.join(msgid.split())[:60]!r}" for msgid, msgstr in pairs
+            for run in QUOTED_CHINESE.findall(msgid) if run not in msgstr]
+
+
+def test_a_quotation_in_chinese_stays_as_its_author_wrote_it() -> None:
+    made = [("It is 「期望值反向傳播」.", "它叫「期望反向传播」。"),
+            ("A post, *深入淺出torch.autograd*.", "文章 *深入淺出torch.autograd*。")]
+    assert quotations_changed(made) == ["'「期望值反向傳播」' of 'It is 「期望值反向傳播」.'"]
+    pairs = []
+    for path in translations.catalogs():
+        with path.open("rb") as handle:
+            pairs += [(m.id, m.string) for m in read_po(handle) if m.id and m.string]
+    assert sum(bool(QUOTED_CHINESE.search(msgid)) for msgid, _ in pairs) >= 5
+    found = quotations_changed(pairs)
+    assert found == [], "\n".join(found)
+
+
 # ---- the translated Markdown of a reader's edition ---------------------------------------------
 
 MESSAGES = {
