@@ -166,11 +166,14 @@ def variants_used(catalogs: dict[str, list[str]], rules: list[tuple[str, list[st
 
 
 def book_translations() -> dict[str, list[str]]:
+    """The translations of each catalog: the pages' (by their path under LC_MESSAGES) and the
+    code comments' (code_comments.po)."""
     found = {}
-    for path in translations.catalogs():
+    for path in [*translations.catalogs(), translations.COMMENTS]:
+        name = (path.relative_to(translations.CATALOGS).as_posix()
+                if path.is_relative_to(translations.CATALOGS) else path.name)
         with path.open("rb") as handle:
-            found[path.relative_to(ROOT / "book/locale/zh_CN/LC_MESSAGES").as_posix()] = [
-                m.string for m in read_po(handle) if m.id and m.string]
+            found[name] = [m.string for m in read_po(handle) if m.id and m.string]
     return found
 
 
