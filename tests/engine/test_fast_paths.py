@@ -261,3 +261,34 @@ def test_linear_and_relu_backward_on_arrays_only_without_a_graph():
     assert gx.grad_fn is not None  # recorded: the tensor path ran
     (gx,) = mini.autograd.grad(mini.nn.functional.linear(x, w).relu().sum(), x)
     assert gx.grad_fn is None and gx.tolist() == [[0.0, 0.0]]
+
+
+# ---- sum_to_size on the array when nothing is recorded (the engine's fit of a gradient) ----
+
+
+def _summed_to(shape, target, dtype) -> tuple:
+    data = np.random.default_rng(0).standard_normal(shape)
+    out = mini.tensor(data, dtype=dtype).sum_to_size(target)
+    base = out._view_base
+    return (out.numpy().tobytes(), str(out.dtype), tuple(out.shape), out.requires_grad,
+            out.grad_fn, None if base is None else (tuple(base.shape), base._version),
+            out._version)
+
+
+@pytest.mark.parametrize(("shape", "target"), [((5, 3), (3,)), ((5, 3), (1, 3)),
+                                               ((2, 5, 3), (5, 1)), ((4,), ()),
+                                               ((3, 4), (3, 4))],
+                         ids=["bias", "keepdim", "middle", "scalar", "same"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_to_size_on_the_array_and_by_its_ops_agree_bit_for_bit(shape, target, dtype):
+    with mini.no_grad():
+        fast = _summed_to(shape, target, getattr(mini, dtype))
+    readable = _summed_to(shape, target, getattr(mini, dtype))  # grad mode on: the op path
+    assert fast == readable
+
+
+def test_sum_to_size_records_when_the_input_requires_grad():
+    x = mini.ones(4, 3, requires_grad=True)
+    assert x.sum_to_size(3).grad_fn.name() == "ViewBackward0"
+    with mini.no_grad():
+        assert x.sum_to_size(3).grad_fn is None
