@@ -292,3 +292,40 @@ def test_sum_to_size_records_when_the_input_requires_grad():
     assert x.sum_to_size(3).grad_fn.name() == "ViewBackward0"
     with mini.no_grad():
         assert x.sum_to_size(3).grad_fn is None
+
+
+# ---- more backward formulas on arrays (ops/_util.on_arrays): mm, pow 2, mse_loss -----------
+
+
+def _mm_pow_mse_gradients(dtype, reduction: str, create_graph: bool) -> list:
+    """mm with either side constant, a square and an MSE loss (its target requiring grad too,
+    with nan and inf in the weights); the gradients, under or without create_graph."""
+    rng = np.random.default_rng(1)
+    x = mini.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    w = mini.tensor(rng.standard_normal((4, 3)), dtype=dtype, requires_grad=True)
+    c = mini.tensor(rng.standard_normal((3, 2)), dtype=dtype)
+    target = mini.tensor(rng.standard_normal((5, 2)), dtype=dtype, requires_grad=True)
+    h = x.mm(w)
+    out = h.mm(c).pow(2) + mini.nn.functional.mse_loss(c.t().mm(h.t()).t(), target,
+                                                       reduction=reduction)
+    weight = mini.tensor(rng.standard_normal((5, 2)), dtype=dtype)
+    weight[0, 0], weight[1, 1] = float("nan"), float("inf")
+    grads = mini.autograd.grad(out, (x, w, target), weight, create_graph=create_graph)
+    return [(g.detach().numpy().tobytes(), str(g.dtype), tuple(g.shape)) for g in grads]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mm_pow_and_mse_backward_on_arrays_and_on_tensors_agree_bit_for_bit(dtype, reduction):
+    fast = _mm_pow_mse_gradients(getattr(mini, dtype), reduction, create_graph=False)
+    readable = _mm_pow_mse_gradients(getattr(mini, dtype), reduction, create_graph=True)
+    assert fast == readable
+
+
+def test_backward_on_arrays_needs_one_dtype_and_no_graph():
+    a = mini.ones(2, requires_grad=True)
+    assert not ops._util.on_arrays(a, mini.ones(2, dtype=mini.float64))
+    with mini.no_grad():
+        assert ops._util.on_arrays(a, mini.ones(2))
+        assert not ops._util.on_arrays(a, mini.ones(2, dtype=mini.float64))
+    assert not ops._util.on_arrays(a, mini.ones(2))  # grad mode on: a graph may be recorded
