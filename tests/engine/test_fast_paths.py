@@ -329,3 +329,59 @@ def test_backward_on_arrays_needs_one_dtype_and_no_graph():
         assert ops._util.on_arrays(a, mini.ones(2))
         assert not ops._util.on_arrays(a, mini.ones(2, dtype=mini.float64))
     assert not ops._util.on_arrays(a, mini.ones(2))  # grad mode on: a graph may be recorded
+
+
+# ---- Categorical's logits and probs on the arrays when nothing is recorded -----------------
+
+
+def _categorical(logits: np.ndarray, dtype, requires_grad: bool) -> tuple:
+    tensor = mini.tensor(logits, dtype=dtype, requires_grad=requires_grad)
+    dist = mini.distributions.Categorical(logits=tensor, validate_args=False)
+    mini.manual_seed(0)
+    samples = dist.sample((3,))
+    return (dist.logits.detach().numpy().tobytes(), dist.probs.detach().numpy().tobytes(),
+            str(dist.probs.dtype), samples.numpy().tobytes(),
+            dist.logits.requires_grad, dist.probs.requires_grad)
+
+
+@pytest.mark.parametrize("shape", [(4,), (5, 3), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_categorical_on_the_arrays_and_by_its_ops_agree_bit_for_bit(shape, dtype):
+    logits = np.random.default_rng(2).standard_normal(shape) * 30
+    logits.reshape(-1)[0] = -np.inf  # an action masked out
+    with mini.no_grad():
+        fast = _categorical(logits, getattr(mini, dtype), requires_grad=False)
+    readable = _categorical(logits, getattr(mini, dtype), requires_grad=True)
+    assert fast[:4] == readable[:4]
+    assert fast[4:] == (False, False) and readable[4:] == (True, True)
+
+
+def test_categorical_records_when_its_logits_require_grad():
+    logits = mini.zeros(2, 3, requires_grad=True)
+    with mini.no_grad():  # torch's lazy probs are computed with grad on
+        dist = mini.distributions.Categorical(logits=logits)
+        assert dist.logits.grad_fn is None
+    dist = mini.distributions.Categorical(logits=logits)
+    assert dist.logits.grad_fn.name() == "SubBackward0"
+    assert dist.probs.grad_fn.name() == "SoftmaxBackward0"
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_one_axis_in_range_is_normalised_as_by_the_general_path(ndim):
+    from miniautograd.ops.reduction import normalize_dims
+
+    for dim in range(-ndim, ndim):
+        assert normalize_dims(dim, ndim) == normalize_dims((dim,), ndim) == (dim % ndim,)
+    with pytest.raises(IndexError):
+        normalize_dims(ndim, ndim)
+
+
+def test_logsumexp_peak_by_the_max_method_is_np_max_with_initial():
+    data = np.random.default_rng(3).standard_normal((4, 3))
+    data[0], data[1, 1], data[2, 0] = -np.inf, np.nan, np.inf
+    for axis in [(0,), (1,), (0, 1)]:
+        fast = data.max(axis=axis, keepdims=True)
+        general = np.max(data, axis=axis, keepdims=True, initial=-np.inf)
+        assert fast.tobytes() == general.tobytes()
+    empty = mini.zeros(0, 3).logsumexp(dim=0)  # an empty axis: the initial -inf is needed
+    assert empty.tolist() == [float("-inf")] * 3

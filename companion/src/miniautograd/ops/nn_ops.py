@@ -4,6 +4,7 @@ torch."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +27,13 @@ def floating_only(a: Tensor, name: str):
     return data
 
 
+def softmax_of(data: Any, axis: int) -> Any:
+    """``Softmax``'s forward on a floating array (``axis`` normalised): also what
+    ``Categorical`` computes with, on the array, when it records nothing."""
+    shifted = np.exp(data - data.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
 class Softmax(Op):
     saves_result = True
 
@@ -34,8 +42,7 @@ class Softmax(Op):
         data = floating_only(a, "softmax")
         (axis,) = normalize_dims(dim, data.ndim) or (0,)
         ctx.dim = axis
-        shifted = np.exp(data - data.max(axis=axis, keepdims=True))
-        return shifted / shifted.sum(axis=axis, keepdims=True)
+        return softmax_of(data, axis)
 
     @staticmethod
     def backward(ctx, grad):

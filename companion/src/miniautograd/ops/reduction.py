@@ -22,6 +22,10 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """``dim`` as a sorted tuple of non-negative axes (all axes when None)."""
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is int and -ndim <= dim < ndim:
+        # Speed: one axis in range (softmax(-1), logsumexp(dim=-1) on every step of a policy)
+        # is its own answer; the checks below give the same. test_fast_paths.py compares them.
+        return (dim % ndim,)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     rank = max(ndim, 1)
     for d in dims:
@@ -248,6 +252,19 @@ class MinDim(_ExtremeDim):
     node_name = "MinBackward0"
 
 
+@quiet
+def logsumexp_of(data: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """``Logsumexp``'s forward on a floating array (``dims`` normalised): also what
+    ``Categorical`` computes with, on the array, when it records nothing."""
+    # Speed: the array's max method, not np.max's Python wrapper (a third of this function
+    # on a policy's logits); ``initial`` only where a reduced axis is empty.
+    peak = data.max(axis=dims, keepdims=True) if data.size else \
+        np.max(data, axis=dims, keepdims=True, initial=-np.inf)
+    peak = np.where(np.isinf(peak), 0, peak)  # all -inf (or an inf): no shift, as torch
+    out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, dims)
+
+
 class Logsumexp(Op):
     """log(sum(exp(a))) along ``dim``, computed after subtracting the largest element (so that
     exp does not overflow), as torch does; its gradient is softmax: exp(a - result)."""
@@ -255,16 +272,12 @@ class Logsumexp(Op):
     saves_result = True
 
     @staticmethod
-    @quiet
     def forward(ctx, a, dim=None, keepdim=False):
         data = floating(a)
         dims = normalize_dims(dim, data.ndim)
         ctx.save(self=a)
         ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
-        peak = np.max(data, axis=dims, keepdims=True, initial=-np.inf)
-        peak = np.where(np.isinf(peak), 0, peak)  # all -inf (or an inf): no shift, as torch
-        out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
-        return out if keepdim else np.squeeze(out, dims)
+        return logsumexp_of(data, dims, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
