@@ -385,3 +385,26 @@ def test_logsumexp_peak_by_the_max_method_is_np_max_with_initial():
         assert fast.tobytes() == general.tobytes()
     empty = mini.zeros(0, 3).logsumexp(dim=0)  # an empty axis: the initial -inf is needed
     assert empty.tolist() == [float("-inf")] * 3
+
+
+def _t_and_sum_gradients(dtype, create_graph: bool) -> list:
+    """Gradients through t() and a full sum, and the sum's gradient as a hook sees it (an
+    expanded, read-only view)."""
+    rng = np.random.default_rng(4)
+    x = mini.tensor(rng.standard_normal((3, 4)), dtype=dtype, requires_grad=True)
+    w = mini.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    squares = x.mm(w.t()) ** 2
+    seen = []
+    squares.register_hook(seen.append)
+    grads = mini.autograd.grad(squares.sum() * 3, (x, w), create_graph=create_graph)
+    (arrived,) = seen
+    return [(g.detach().numpy().tobytes(), str(g.dtype), tuple(g.shape)) for g in grads] + [
+        arrived.detach().numpy().tobytes(), arrived._data.flags.writeable,
+        arrived._view_base is not None, arrived._vc is arrived._view_base._vc]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_t_and_sum_backward_on_arrays_and_on_tensors_agree(dtype):
+    fast = _t_and_sum_gradients(getattr(mini, dtype), create_graph=False)
+    readable = _t_and_sum_gradients(getattr(mini, dtype), create_graph=True)
+    assert fast == readable

@@ -10,9 +10,8 @@ import numpy as np
 from .._backend import xp_of
 from .._dtype import to_numpy_dtype
 from .._tensor import MaxResult, MinResult, Tensor
-from ..autograd.function import mark_views
 from ..autograd.grad_mode import STATE
-from ._util import broadcast_axes, floating, quiet
+from ._util import broadcast_axes, floating, on_arrays, quiet, view_of
 from .arithmetic import Maximum, Minimum, where
 from .op import Op
 from .table import op
@@ -44,6 +43,8 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
 def expand_back(grad: Tensor, shape: tuple, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     """Broadcast a reduced gradient back to the input's shape."""
     if grad._data.ndim == 0:  # a full reduction (loss.sum()): nothing to line up
+        if on_arrays(grad):  # Speed: the same expand on the array (see on_arrays)
+            return view_of(grad, np.broadcast_to(grad._data, shape))
         return grad.expand(shape)
     if not keepdim and dims:
         kept = list(shape)
@@ -402,9 +403,7 @@ def sum_to_size(self, *size):
         out = Tensor._make(data.sum(axis=axes, keepdims=True))
         if out._data.shape == target:
             return out
-        view = Tensor._make(out._data.reshape(target))
-        mark_views((view,), out)  # a view of the sum, as View.apply makes it
-        return view
+        return view_of(out, out._data.reshape(target))  # a view of the sum, as View's
     out = SumDim.apply(self, dim=axes, keepdim=True)
     return out.reshape(target) if out._data.shape != target else out
 
