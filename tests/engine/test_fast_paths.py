@@ -408,3 +408,25 @@ def test_t_and_sum_backward_on_arrays_and_on_tensors_agree(dtype):
     fast = _t_and_sum_gradients(getattr(mini, dtype), create_graph=False)
     readable = _t_and_sum_gradients(getattr(mini, dtype), create_graph=True)
     assert fast == readable
+
+
+def _linear(dtype, bias_shape=(3,), weight_dtype=None) -> tuple:
+    rng = np.random.default_rng(5)
+    x = mini.tensor(rng.standard_normal((4, 2)), dtype=dtype)
+    w = mini.tensor(rng.standard_normal((3, 2)), dtype=weight_dtype or dtype)
+    b = mini.tensor(rng.standard_normal(bias_shape), dtype=dtype)
+    try:
+        out = mini.nn.functional.linear(x, w, b)
+    except RuntimeError as error:
+        return ("RuntimeError", str(error))
+    return out.numpy().tobytes(), str(out.dtype), tuple(out.shape), out.grad_fn
+
+
+@pytest.mark.parametrize("case", [{}, {"bias_shape": (1,)}, {"weight_dtype": mini.float64}],
+                         ids=["plain", "broadcast bias", "mixed dtypes"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_on_arrays_and_by_its_ops_agree_bit_for_bit(dtype, case):
+    with mini.no_grad():
+        fast = _linear(getattr(mini, dtype), **case)
+    readable = _linear(getattr(mini, dtype), **case)  # grad mode on: the op path
+    assert fast == readable
