@@ -8,6 +8,10 @@
 - A built-in op is recorded by ``fast_apply``, an inlined ``Op.record``: over every row of the
   op table, both build the same graph (node names, ``needs_input_grad``, saved names, edges,
   output shapes, the order of sequence numbers) and give the same values and gradients.
+- Without a graph to record, some backward formulas (``ops/_util.on_arrays``), ``sum_to_size``,
+  ``Categorical``'s logits and probs and ``nn.Linear`` on a matrix compute on the arrays: each
+  gives, bit for bit, what its tensor operations give (with ``create_graph=True``, or with
+  grad mode on).
 """
 
 from __future__ import annotations
