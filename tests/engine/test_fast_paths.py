@@ -434,3 +434,46 @@ def test_linear_on_arrays_and_by_its_ops_agree_bit_for_bit(dtype, case):
         fast = _linear(getattr(mini, dtype), **case)
     readable = _linear(getattr(mini, dtype), **case)  # grad mode on: the op path
     assert fast == readable
+
+
+# ---- the ready queue's shortcuts for a heap of one node ------------------------------------
+
+
+def test_ready_queue_with_and_without_its_one_node_shortcuts_pops_the_same_order():
+    from miniautograd.autograd.ready_queue import ReadyQueue
+
+    class Sifting(ReadyQueue):
+        """libstdc++'s push_heap and pop_heap with no shortcut: every push sifts, every pop
+        adjusts what is left."""
+
+        __slots__ = ()
+
+        def push(self, node):
+            self._heap.append(node)
+            self._sift_up(len(self._heap) - 1, 0, node)
+
+        def pop(self):
+            heap = self._heap
+            top, last = heap[0], heap.pop()
+            if heap:
+                self._adjust(0, len(heap), last)
+            return top
+
+    class Node:
+        def __init__(self, seq):
+            self._seq = seq
+
+    rng = np.random.default_rng(6)
+    nodes = [Node(int(s)) for s in rng.integers(0, 6, 200)]  # many ties, as AccumulateGrads
+    pops_after_each = rng.integers(0, 3, 200).tolist()
+    orders = []
+    for queue in (ReadyQueue(), Sifting()):
+        popped = []
+        for node, pops in zip(nodes, pops_after_each, strict=True):
+            queue.push(node)
+            for _ in range(min(pops, len(queue._heap))):
+                popped.append(queue.pop())
+        while queue:
+            popped.append(queue.pop())
+        orders.append([id(n) for n in popped])
+    assert orders[0] == orders[1]
