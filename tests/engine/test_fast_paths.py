@@ -8,6 +8,10 @@
 - A built-in op is recorded by ``fast_apply``, an inlined ``Op.record``: over every row of the
   op table, both build the same graph (node names, ``needs_input_grad``, saved names, edges,
   output shapes, the order of sequence numbers) and give the same values and gradients.
+- Without a graph to record, some backward formulas (``ops/_util.on_arrays``), ``sum_to_size``,
+  ``Categorical``'s logits and probs and ``nn.Linear`` on a matrix compute on the arrays: each
+  gives, bit for bit, what its tensor operations give (with ``create_graph=True``, or with
+  grad mode on).
 """
 
 from __future__ import annotations
@@ -261,3 +265,215 @@ def test_linear_and_relu_backward_on_arrays_only_without_a_graph():
     assert gx.grad_fn is not None  # recorded: the tensor path ran
     (gx,) = mini.autograd.grad(mini.nn.functional.linear(x, w).relu().sum(), x)
     assert gx.grad_fn is None and gx.tolist() == [[0.0, 0.0]]
+
+
+# ---- sum_to_size on the array when nothing is recorded (the engine's fit of a gradient) ----
+
+
+def _summed_to(shape, target, dtype) -> tuple:
+    data = np.random.default_rng(0).standard_normal(shape)
+    out = mini.tensor(data, dtype=dtype).sum_to_size(target)
+    base = out._view_base
+    return (out.numpy().tobytes(), str(out.dtype), tuple(out.shape), out.requires_grad,
+            out.grad_fn, None if base is None else (tuple(base.shape), base._version),
+            out._version)
+
+
+@pytest.mark.parametrize(("shape", "target"), [((5, 3), (3,)), ((5, 3), (1, 3)),
+                                               ((2, 5, 3), (5, 1)), ((4,), ()),
+                                               ((3, 4), (3, 4))],
+                         ids=["bias", "keepdim", "middle", "scalar", "same"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_to_size_on_the_array_and_by_its_ops_agree_bit_for_bit(shape, target, dtype):
+    with mini.no_grad():
+        fast = _summed_to(shape, target, getattr(mini, dtype))
+    readable = _summed_to(shape, target, getattr(mini, dtype))  # grad mode on: the op path
+    assert fast == readable
+
+
+def test_sum_to_size_records_when_the_input_requires_grad():
+    x = mini.ones(4, 3, requires_grad=True)
+    assert x.sum_to_size(3).grad_fn.name() == "ViewBackward0"
+    with mini.no_grad():
+        assert x.sum_to_size(3).grad_fn is None
+
+
+# ---- more backward formulas on arrays (ops/_util.on_arrays): mm, pow 2, mse_loss -----------
+
+
+def _mm_pow_mse_gradients(dtype, reduction: str, create_graph: bool) -> list:
+    """mm with either side constant, a square and an MSE loss (its target requiring grad too,
+    with nan and inf in the weights); the gradients, under or without create_graph."""
+    rng = np.random.default_rng(1)
+    x = mini.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    w = mini.tensor(rng.standard_normal((4, 3)), dtype=dtype, requires_grad=True)
+    c = mini.tensor(rng.standard_normal((3, 2)), dtype=dtype)
+    target = mini.tensor(rng.standard_normal((5, 2)), dtype=dtype, requires_grad=True)
+    h = x.mm(w)
+    out = h.mm(c).pow(2) + mini.nn.functional.mse_loss(c.t().mm(h.t()).t(), target,
+                                                       reduction=reduction)
+    weight = mini.tensor(rng.standard_normal((5, 2)), dtype=dtype)
+    weight[0, 0], weight[1, 1] = float("nan"), float("inf")
+    grads = mini.autograd.grad(out, (x, w, target), weight, create_graph=create_graph)
+    return [(g.detach().numpy().tobytes(), str(g.dtype), tuple(g.shape)) for g in grads]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mm_pow_and_mse_backward_on_arrays_and_on_tensors_agree_bit_for_bit(dtype, reduction):
+    fast = _mm_pow_mse_gradients(getattr(mini, dtype), reduction, create_graph=False)
+    readable = _mm_pow_mse_gradients(getattr(mini, dtype), reduction, create_graph=True)
+    assert fast == readable
+
+
+def test_backward_on_arrays_needs_one_dtype_and_no_graph():
+    a = mini.ones(2, requires_grad=True)
+    assert not ops._util.on_arrays(a, mini.ones(2, dtype=mini.float64))
+    with mini.no_grad():
+        assert ops._util.on_arrays(a, mini.ones(2))
+        assert not ops._util.on_arrays(a, mini.ones(2, dtype=mini.float64))
+    assert not ops._util.on_arrays(a, mini.ones(2))  # grad mode on: a graph may be recorded
+
+
+# ---- Categorical's logits and probs on the arrays when nothing is recorded -----------------
+
+
+def _categorical(logits: np.ndarray, dtype, requires_grad: bool) -> tuple:
+    tensor = mini.tensor(logits, dtype=dtype, requires_grad=requires_grad)
+    dist = mini.distributions.Categorical(logits=tensor, validate_args=False)
+    mini.manual_seed(0)
+    samples = dist.sample((3,))
+    return (dist.logits.detach().numpy().tobytes(), dist.probs.detach().numpy().tobytes(),
+            str(dist.probs.dtype), samples.numpy().tobytes(),
+            dist.logits.requires_grad, dist.probs.requires_grad)
+
+
+@pytest.mark.parametrize("shape", [(4,), (5, 3), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_categorical_on_the_arrays_and_by_its_ops_agree_bit_for_bit(shape, dtype):
+    logits = np.random.default_rng(2).standard_normal(shape) * 30
+    logits.reshape(-1)[0] = -np.inf  # an action masked out
+    with mini.no_grad():
+        fast = _categorical(logits, getattr(mini, dtype), requires_grad=False)
+    readable = _categorical(logits, getattr(mini, dtype), requires_grad=True)
+    assert fast[:4] == readable[:4]
+    assert fast[4:] == (False, False) and readable[4:] == (True, True)
+
+
+def test_categorical_records_when_its_logits_require_grad():
+    logits = mini.zeros(2, 3, requires_grad=True)
+    with mini.no_grad():  # torch's lazy probs are computed with grad on
+        dist = mini.distributions.Categorical(logits=logits)
+        assert dist.logits.grad_fn is None
+    dist = mini.distributions.Categorical(logits=logits)
+    assert dist.logits.grad_fn.name() == "SubBackward0"
+    assert dist.probs.grad_fn.name() == "SoftmaxBackward0"
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_one_axis_in_range_is_normalised_as_by_the_general_path(ndim):
+    from miniautograd.ops.reduction import normalize_dims
+
+    for dim in range(-ndim, ndim):
+        assert normalize_dims(dim, ndim) == normalize_dims((dim,), ndim) == (dim % ndim,)
+    with pytest.raises(IndexError):
+        normalize_dims(ndim, ndim)
+
+
+def test_logsumexp_peak_by_the_max_method_is_np_max_with_initial():
+    data = np.random.default_rng(3).standard_normal((4, 3))
+    data[0], data[1, 1], data[2, 0] = -np.inf, np.nan, np.inf
+    for axis in [(0,), (1,), (0, 1)]:
+        fast = data.max(axis=axis, keepdims=True)
+        general = np.max(data, axis=axis, keepdims=True, initial=-np.inf)
+        assert fast.tobytes() == general.tobytes()
+    empty = mini.zeros(0, 3).logsumexp(dim=0)  # an empty axis: the initial -inf is needed
+    assert empty.tolist() == [float("-inf")] * 3
+
+
+def _t_and_sum_gradients(dtype, create_graph: bool) -> list:
+    """Gradients through t() and a full sum, and the sum's gradient as a hook sees it (an
+    expanded, read-only view)."""
+    rng = np.random.default_rng(4)
+    x = mini.tensor(rng.standard_normal((3, 4)), dtype=dtype, requires_grad=True)
+    w = mini.tensor(rng.standard_normal((5, 4)), dtype=dtype, requires_grad=True)
+    squares = x.mm(w.t()) ** 2
+    seen = []
+    squares.register_hook(seen.append)
+    grads = mini.autograd.grad(squares.sum() * 3, (x, w), create_graph=create_graph)
+    (arrived,) = seen
+    return [(g.detach().numpy().tobytes(), str(g.dtype), tuple(g.shape)) for g in grads] + [
+        arrived.detach().numpy().tobytes(), arrived._data.flags.writeable,
+        arrived._view_base is not None, arrived._vc is arrived._view_base._vc]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_t_and_sum_backward_on_arrays_and_on_tensors_agree(dtype):
+    fast = _t_and_sum_gradients(getattr(mini, dtype), create_graph=False)
+    readable = _t_and_sum_gradients(getattr(mini, dtype), create_graph=True)
+    assert fast == readable
+
+
+def _linear(dtype, bias_shape=(3,), weight_dtype=None) -> tuple:
+    rng = np.random.default_rng(5)
+    x = mini.tensor(rng.standard_normal((4, 2)), dtype=dtype)
+    w = mini.tensor(rng.standard_normal((3, 2)), dtype=weight_dtype or dtype)
+    b = mini.tensor(rng.standard_normal(bias_shape), dtype=dtype)
+    try:
+        out = mini.nn.functional.linear(x, w, b)
+    except RuntimeError as error:
+        return ("RuntimeError", str(error))
+    return out.numpy().tobytes(), str(out.dtype), tuple(out.shape), out.grad_fn
+
+
+@pytest.mark.parametrize("case", [{}, {"bias_shape": (1,)}, {"weight_dtype": mini.float64}],
+                         ids=["plain", "broadcast bias", "mixed dtypes"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_on_arrays_and_by_its_ops_agree_bit_for_bit(dtype, case):
+    with mini.no_grad():
+        fast = _linear(getattr(mini, dtype), **case)
+    readable = _linear(getattr(mini, dtype), **case)  # grad mode on: the op path
+    assert fast == readable
+
+
+# ---- the ready queue's shortcuts for a heap of one node ------------------------------------
+
+
+def test_ready_queue_with_and_without_its_one_node_shortcuts_pops_the_same_order():
+    from miniautograd.autograd.ready_queue import ReadyQueue
+
+    class Sifting(ReadyQueue):
+        """libstdc++'s push_heap and pop_heap with no shortcut: every push sifts, every pop
+        adjusts what is left."""
+
+        __slots__ = ()
+
+        def push(self, node):
+            self._heap.append(node)
+            self._sift_up(len(self._heap) - 1, 0, node)
+
+        def pop(self):
+            heap = self._heap
+            top, last = heap[0], heap.pop()
+            if heap:
+                self._adjust(0, len(heap), last)
+            return top
+
+    class Node:
+        def __init__(self, seq):
+            self._seq = seq
+
+    rng = np.random.default_rng(6)
+    nodes = [Node(int(s)) for s in rng.integers(0, 6, 200)]  # many ties, as AccumulateGrads
+    pops_after_each = rng.integers(0, 3, 200).tolist()
+    orders = []
+    for queue in (ReadyQueue(), Sifting()):
+        popped = []
+        for node, pops in zip(nodes, pops_after_each, strict=True):
+            queue.push(node)
+            for _ in range(min(pops, len(queue._heap))):
+                popped.append(queue.pop())
+        while queue:
+            popped.append(queue.pop())
+        orders.append([id(n) for n in popped])
+    assert orders[0] == orders[1]

@@ -291,7 +291,8 @@ class BackwardFunction(Node):
         ``BackwardCFunction.apply``), and what it returned checked: one gradient (or None) per
         argument of forward, of which the tensor inputs' go on. (The engine then fits each to
         its input: broadcasting summed away, dtype cast.)"""
-        if self.materialize_grads:  # zeros on the device of the gradients that did arrive
+        if self.materialize_grads and any(g is None for g in grad_outputs):
+            # zeros (on the device of the gradients that did arrive) where none arrived
             xp = next((xp_of(g._data) for g in grad_outputs if isinstance(g, Tensor)), np)
             grad_outputs = tuple(
                 Tensor._make(xp.zeros(*meta)) if g is None and meta is not None else g

@@ -65,8 +65,9 @@ def _initial_grads(outputs: tuple, grads: tuple, create_graph: bool) -> tuple:
                     "product v^T J, e.g. torch.ones_like(out); or reduce it to a scalar first "
                     "(out.sum())."
                 )
-            grad = Tensor._make(np.ones_like(out._data))
-        elif not isinstance(grad, Tensor):
+            result.append(Tensor._make(np.ones_like(out._data)))  # new: nothing to detach
+            continue
+        if not isinstance(grad, Tensor):
             grad = Tensor._make(xp_of(out._data).asarray(grad, dtype=out._data.dtype))
         if grad._data.shape != out._data.shape:
             raise RuntimeError(

@@ -23,14 +23,16 @@ class ReadyQueue:
     def push(self, node: Any) -> None:
         heap = self._heap
         heap.append(node)
-        self._sift_up(len(heap) - 1, 0, node)
+        if len(heap) > 1:  # alone in the heap, a node is where sifting would leave it
+            self._sift_up(len(heap) - 1, 0, node)
 
     def pop(self) -> Any:
         heap = self._heap
-        top = heap[0]
         last = heap.pop()
-        if heap:
-            self._adjust(0, len(heap), last)
+        if not heap:  # the only node: the top
+            return last
+        top = heap[0]
+        self._adjust(0, len(heap), last)
         return top
 
     def _sift_up(self, hole: int, top: int, node: Any) -> None:

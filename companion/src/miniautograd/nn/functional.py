@@ -78,7 +78,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return input.matmul(weight.t())
     if input.dim() == 2:
-        return linalg.Addmm.apply(bias, input, weight.t())
+        return linalg.linear_2d(input, weight, bias)
     rows = input.reshape(-1, input.shape[-1])
     out = linalg.Addmm.apply(bias, rows, weight.t())
     return out.reshape(*input.shape[:-1], weight.shape[0])

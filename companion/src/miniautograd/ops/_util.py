@@ -10,6 +10,8 @@ import numpy as np
 
 from .._dtype import get_default_dtype
 from .._tensor import Tensor
+from ..autograd.function import mark_views
+from ..autograd.grad_mode import STATE
 
 _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2}
 
@@ -36,6 +38,34 @@ def floating(value: Any) -> Any:
         return get_default_dtype().np_dtype.type(value)
     data = value._data if isinstance(value, Tensor) else value  # an array, of any device
     return data if data.dtype.kind == "f" else data.astype(get_default_dtype().np_dtype)
+
+
+def on_arrays(*tensors: Tensor) -> bool:
+    """Whether a backward formula may compute on the tensors' arrays instead of with tensor
+    operations: no graph is recorded (backward without ``create_graph``), and every array is
+    a NumPy array of one dtype (a formula on tensors would refuse or promote the others).
+
+    Speed: each tensor operation a formula saves is an op call, a node and a Tensor; where
+    a formula takes this path (``Mm``/``Addmm``, ``Pow``, ``Relu``, ``MseLoss``, ``T``, a full
+    ``sum``'s), its readable
+    form on tensors stays beside it, and tests/engine/test_fast_paths.py checks that both give
+    the same gradients bit for bit (with and without ``create_graph``)."""
+    if STATE.enabled:
+        return False
+    dtype = tensors[0]._data.dtype
+    for tensor in tensors:
+        data = tensor._data
+        if type(data) is not np.ndarray or data.dtype != dtype:
+            return False
+    return True
+
+
+def view_of(base: Tensor, data: Any) -> Tensor:
+    """A tensor of ``data``, a view of ``base``'s array made when nothing is recorded (see
+    ``on_arrays``), marked as the view op's output is (``mark_views``)."""
+    out = Tensor._make(data)
+    mark_views((out,), base)
+    return out
 
 
 def quiet(forward: Callable) -> Callable:

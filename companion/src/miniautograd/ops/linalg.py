@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import STATE
-from ._util import check_broadcast, raise_device_mismatch
+from ._util import check_broadcast, on_arrays, raise_device_mismatch
 from .op import Op
 from .shape import SqueezeDims, UnsafeView
 from .table import op
@@ -48,7 +47,20 @@ class Mm(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return grad.mm(b.t()) if need_a else None, a.t().mm(grad) if need_b else None
+        return matrix_product_grads(grad, a, b, need_a, need_b)
+
+
+def matrix_product_grads(grad: Tensor, mat1: Tensor | None, mat2: Tensor | None,
+                         need_1: bool, need_2: bool) -> tuple[Tensor | None, Tensor | None]:
+    """The gradients of ``mat1 @ mat2`` that are needed: ``grad @ mat2^T`` and
+    ``mat1^T @ grad`` (``mm`` and ``addmm``'s backward; a matrix not needed may be None)."""
+    if on_arrays(grad, *(m for m in (mat1, mat2) if m is not None)):
+        # Speed (see on_arrays): the same products on the arrays, without a Tensor and an op
+        # call for each transpose and product; nn.Linear's node and the two-layer net's.
+        g = grad._data
+        return (Tensor._make(g @ mat2._data.T) if need_1 else None,
+                Tensor._make(mat1._data.T @ g) if need_2 else None)
+    return grad.mm(mat2.t()) if need_1 else None, mat1.t().mm(grad) if need_2 else None
 
 
 class Addmm(Op):
@@ -65,19 +77,21 @@ class Addmm(Op):
     def backward(ctx, grad):
         mat1, mat2 = ctx.saved_tensors
         need_bias, need_1, need_2 = ctx.needs_input_grad
-        if not STATE.enabled and type(grad._data) is np.ndarray and type(mat1._data) is np.ndarray:
-            # Speed: nn.Linear's backward when no graph is recorded (create_graph=False): the
-            # same two products on the arrays, without a Tensor and an op call for each
-            # transpose and product. tests/engine/test_fast_paths.py checks it bit for bit.
-            g = grad._data
-            return (grad if need_bias else None,
-                    Tensor._make(g @ mat2._data.T) if need_1 else None,
-                    Tensor._make(mat1._data.T @ g) if need_2 else None)
-        return (
-            grad if need_bias else None,
-            grad.mm(mat2.t()) if need_1 else None,
-            mat1.t().mm(grad) if need_2 else None,
-        )
+        return (grad if need_bias else None,
+                *matrix_product_grads(grad, mat1, mat2, need_1, need_2))
+
+
+def linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:  # noqa: A002
+    """``nn.Linear`` on a matrix (2-D ``input``), recorded as torch records it:
+    ``Addmm(bias, input, weight.t())``."""
+    x, w, b = input._data, weight._data, bias._data
+    if on_arrays(input, weight, bias) and w.ndim == 2 and x.shape[1] == w.shape[1] \
+            and b.shape == w.shape[:1]:
+        # Speed: when nothing is recorded (a policy acting under no_grad), Addmm's forward on
+        # the arrays, without the t() and addmm op calls: ~10 us less per step of the REINFORCE
+        # benchmark's policy. tests/engine/test_fast_paths.py checks both paths bit for bit.
+        return Tensor._make(b + x @ w.T)
+    return Addmm.apply(bias, input, weight.t())
 
 
 class Dot(Op):

@@ -4,12 +4,13 @@ torch."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
 from .._backend import add_at, xp_of
 from .._tensor import Tensor
-from ._util import operands
+from ._util import on_arrays, operands
 from .arithmetic import where
 from .op import Op
 from .reduction import normalize_dims
@@ -26,6 +27,13 @@ def floating_only(a: Tensor, name: str):
     return data
 
 
+def softmax_of(data: Any, axis: int) -> Any:
+    """``Softmax``'s forward on a floating array (``axis`` normalised): also what
+    ``Categorical`` computes with, on the array, when it records nothing."""
+    shifted = np.exp(data - data.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
 class Softmax(Op):
     saves_result = True
 
@@ -34,8 +42,7 @@ class Softmax(Op):
         data = floating_only(a, "softmax")
         (axis,) = normalize_dims(dim, data.ndim) or (0,)
         ctx.dim = axis
-        shifted = np.exp(data - data.max(axis=axis, keepdims=True))
-        return shifted / shifted.sum(axis=axis, keepdims=True)
+        return softmax_of(data, axis)
 
     @staticmethod
     def backward(ctx, grad):
@@ -140,9 +147,14 @@ class MseLoss(Op):
     @staticmethod
     def backward(ctx, grad):
         a, target = ctx.saved_tensors
-        scale = grad * (2.0 / ctx.count) if ctx.reduction == "mean" else grad * 2.0
-        diff = a - target
         need_a, need_target = ctx.needs_input_grad
+        factor = 2.0 / ctx.count if ctx.reduction == "mean" else 2.0
+        if on_arrays(grad, a, target):  # Speed: the same arithmetic on the arrays (on_arrays)
+            scale, diff = grad._data * factor, a._data - target._data
+            return (Tensor._make(diff * scale) if need_a else None,
+                    Tensor._make(-diff * scale) if need_target else None)
+        scale = grad * factor
+        diff = a - target
         return diff * scale if need_a else None, -diff * scale if need_target else None
 
 

@@ -10,7 +10,8 @@ import numpy as np
 from .._backend import xp_of
 from .._dtype import to_numpy_dtype
 from .._tensor import MaxResult, MinResult, Tensor
-from ._util import broadcast_axes, floating, quiet
+from ..autograd.grad_mode import STATE
+from ._util import broadcast_axes, floating, on_arrays, quiet, view_of
 from .arithmetic import Maximum, Minimum, where
 from .op import Op
 from .table import op
@@ -20,6 +21,10 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """``dim`` as a sorted tuple of non-negative axes (all axes when None)."""
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is int and -ndim <= dim < ndim:
+        # Speed: one axis in range (softmax(-1), logsumexp(dim=-1) on every step of a policy)
+        # is its own answer; the checks below give the same. test_fast_paths.py compares them.
+        return (dim % ndim,)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     rank = max(ndim, 1)
     for d in dims:
@@ -38,6 +43,8 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
 def expand_back(grad: Tensor, shape: tuple, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     """Broadcast a reduced gradient back to the input's shape."""
     if grad._data.ndim == 0:  # a full reduction (loss.sum()): nothing to line up
+        if on_arrays(grad):  # Speed: the same expand on the array (see on_arrays)
+            return view_of(grad, np.broadcast_to(grad._data, shape))
         return grad.expand(shape)
     if not keepdim and dims:
         kept = list(shape)
@@ -246,6 +253,19 @@ class MinDim(_ExtremeDim):
     node_name = "MinBackward0"
 
 
+@quiet
+def logsumexp_of(data: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """``Logsumexp``'s forward on a floating array (``dims`` normalised): also what
+    ``Categorical`` computes with, on the array, when it records nothing."""
+    # Speed: the array's max method, not np.max's Python wrapper (a third of this function
+    # on a policy's logits); ``initial`` only where a reduced axis is empty.
+    peak = data.max(axis=dims, keepdims=True) if data.size else \
+        np.max(data, axis=dims, keepdims=True, initial=-np.inf)
+    peak = np.where(np.isinf(peak), 0, peak)  # all -inf (or an inf): no shift, as torch
+    out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, dims)
+
+
 class Logsumexp(Op):
     """log(sum(exp(a))) along ``dim``, computed after subtracting the largest element (so that
     exp does not overflow), as torch does; its gradient is softmax: exp(a - result)."""
@@ -253,16 +273,12 @@ class Logsumexp(Op):
     saves_result = True
 
     @staticmethod
-    @quiet
     def forward(ctx, a, dim=None, keepdim=False):
         data = floating(a)
         dims = normalize_dims(dim, data.ndim)
         ctx.save(self=a)
         ctx.shape, ctx.dims, ctx.keepdim = data.shape, dims, keepdim
-        peak = np.max(data, axis=dims, keepdims=True, initial=-np.inf)
-        peak = np.where(np.isinf(peak), 0, peak)  # all -inf (or an inf): no shift, as torch
-        out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
-        return out if keepdim else np.squeeze(out, dims)
+        return logsumexp_of(data, dims, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -375,9 +391,20 @@ def _extreme(largest: bool):
 def sum_to_size(self, *size):
     """Sum over broadcast dimensions so the result has shape ``size`` (undoes broadcasting)."""
     target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    if self._data.shape == target:
+    data = self._data
+    if data.shape == target:
         return self
-    out = SumDim.apply(self, dim=broadcast_axes(self._data.shape, target), keepdim=True)
+    axes = broadcast_axes(data.shape, target)
+    if not STATE.enabled and type(data) is np.ndarray and data.dtype.kind == "f":
+        # Speed: the engine fits every broadcast gradient (a bias's) with this call, under
+        # no_grad unless create_graph. Here nothing is recorded, so the same sum and reshape on
+        # the array, without the two op calls (and resolve_shape, viewable) of the path below:
+        # the small MLP's backward ~10% faster. tests/engine/test_fast_paths.py checks both.
+        out = Tensor._make(data.sum(axis=axes, keepdims=True))
+        if out._data.shape == target:
+            return out
+        return view_of(out, out._data.reshape(target))  # a view of the sum, as View's
+    out = SumDim.apply(self, dim=axes, keepdim=True)
     return out.reshape(target) if out._data.shape != target else out
 
 

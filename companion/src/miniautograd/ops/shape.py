@@ -12,7 +12,7 @@ from .. import _backend, _dtype
 from .._backend import device as Device
 from .._tensor import SortResult, Tensor, shape_args
 from ..autograd.function import Function
-from ._util import raise_device_mismatch, result_dtype
+from ._util import on_arrays, raise_device_mismatch, result_dtype, view_of
 from .op import Op
 from .reduction import normalize_dims
 from .table import op
@@ -118,6 +118,8 @@ class T(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if on_arrays(grad):  # Speed: the same view on the array (see on_arrays)
+            return view_of(grad, grad._data.T)
         return grad.t()
 
 
