@@ -7,7 +7,7 @@ is converted in three steps:
 
 1. Kept byte for byte: code spans, the roles (a reference's text is converted, its target and
    the role's name are not), formulas, links' addresses and HTML tags; and quotations of
-   Traditional texts: a run of Chinese that the English message itself holds (the blog post
+   Traditional texts: a run of Chinese that the English message's prose holds (the blog post
    《深入淺出torch.autograd》 and its headings), and a quotation (“…”, 「…」, 《…》) written in
    Traditional characters already. OpenCC would "correct" a Taiwan author's 優化器 or 參數.
 2. The rest: the rows of the reviewed table book/locale/zh_TW/conversion.md (a Simplified text
@@ -115,7 +115,7 @@ class Piece:
 
 def pieces(message: str, english: str = "") -> Iterator[Piece]:
     """A message cut into what is kept (step 1) and what is converted."""
-    quoted = {m for m in CHINESE_RUN.findall(english) if len(m) > 1}
+    quoted = {m for m in CHINESE_RUN.findall(TOKEN.sub(" ", english)) if len(m) > 1}
     at = 0
     for token in TOKEN.finditer(message):
         yield from _prose(message[at:token.start()], quoted)
@@ -178,9 +178,11 @@ def _quotation_marks(parts: list[Piece]) -> None:
         part.text = "".join(out)
 
 
-def convert(message: str, english: str = "", table: bool = True) -> str:
-    """Steps 1 and 2 on one message (`english`: its msgid, whose Chinese runs are quotations)."""
-    parts = list(pieces(message, english))
+def convert(message: str, english: str = "", table: bool = True, markup: bool = True) -> str:
+    """Steps 1 and 2 on one message (`english`: its msgid, whose Chinese runs are quotations).
+    With `markup` false, the text is words with no markup to keep (an HTML tag's Chinese
+    attribute, a script's string: the interface words of languages.py)."""
+    parts = list(pieces(message, english)) if markup else [Piece(message, False)]
     for part in parts:
         if not part.kept:
             part.text = _words(part.text, table)
