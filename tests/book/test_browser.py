@@ -720,11 +720,11 @@ NAVIGATION_TEXT = (
 def search(page: Page, server: str, query: str, edition: str = "") -> None:
     """Search the site (or the edition in the folder `edition`) for ``query``. Sphinx lists
     the results, then fetches each page for its snippet: wait for the search to finish (its
-    summary, "Search finished", or 搜索完成, 搜尋完成) and for every result's snippet (a result
+    summary, "Search finished", or 搜索完成, 搜尋結束) and for every result's snippet (a result
     that is an object has a span instead)."""
     page.goto(f"{server}/{edition}search.html?q={query}", wait_until="networkidle")
     page.wait_for_function(
-        """() => /Search finished|搜索完成|搜尋完成/.test(
+        """() => /Search finished|搜索完成|搜尋結束/.test(
                    document.querySelector('#search-results .search-summary')?.textContent || '')
           && [...document.querySelectorAll('#search-results ul.search > li')]
                .every(li => li.querySelector('p.context, span'))""",
