@@ -46,7 +46,7 @@ notebooks: book
 
 # A learner's copy: each chapter's reader's edition is copied into notebooks/ only if it is not
 # there yet, so that edits survive; delete a file to get that chapter afresh.
-# `make lab EDITION=zh_CN`: the Chinese editions, in notebooks/zh_CN/.
+# `make lab EDITION=zh_CN` (or zh_TW): the Chinese editions, in notebooks/zh_CN/ (zh_TW/).
 EDITION ?=
 LAB_DIR := notebooks$(if $(EDITION),/$(EDITION))
 lab: notebooks

@@ -1,9 +1,12 @@
 """Build the site into _build/html from scratch, with warnings as errors, unless it is current.
 
-The site is two editions of the book: English at _build/html, Chinese at _build/html/zh_CN
-(the same sources, translated by the catalogs of book/locale/zh_CN; languages.py). Between
-the two builds the catalogs are checked (scripts/translations.py): a page's sentence without
-a translation, or whose translation is fuzzy or lost its markup, fails the build.
+The site is three editions of the book: English at _build/html, Simplified Chinese at
+_build/html/zh_CN and Traditional Chinese (Taiwan) at _build/html/zh_TW (the same sources,
+translated by the catalogs of book/locale/zh_CN and book/locale/zh_TW, the latter generated from
+the former; languages.py, traditional.py). After the English build the catalogs are checked
+(scripts/translations.py): a page's sentence without a translation, or whose translation is
+fuzzy or lost its markup, or a zh_TW catalog that is not what its zh_CN one generates, fails the
+build. The two Chinese editions are then built side by side, each in its own process.
 
 A build is "current" when a digest of everything it reads (the book's sources, the two
 Jupyter Book configs, the pinned tool versions, MathJax's lock and this script) equals the one
@@ -21,6 +24,7 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,9 +48,10 @@ IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__"}
 IGNORED_SUFFIXES = {".mo"}  # compiled catalogs: Sphinx writes them during the build
 COMMAND = ("build", ".", "--builder", "html", "-W", "-n", "--keep-going", "--all")
 CHINESE = "zh_CN"
-# The Chinese edition is built beside the English one (Sphinx puts its doctrees and myst-nb its
-# output images next to the output folder), then moved under it.
-CHINESE_BUILD = BUILD / CHINESE
+TRADITIONAL = "zh_TW"
+TRANSLATED = (CHINESE, TRADITIONAL)
+# Each Chinese edition is built beside the English one, in _build/LANGUAGE (Sphinx puts its
+# doctrees and myst-nb its output images next to the output folder), then moved under it.
 
 
 def input_files() -> list[Path]:
@@ -116,7 +121,8 @@ def build(force: bool = False, capture: bool = False) -> bool:
         return False
     expected = digest()
     DIGEST.unlink(missing_ok=True)
-    for stale in (HTML, BUILD / ".doctrees", BUILD / "jupyter_execute", CHINESE_BUILD):
+    for stale in (HTML, BUILD / ".doctrees", BUILD / "jupyter_execute",
+                  *(BUILD / language for language in TRANSLATED)):
         shutil.rmtree(stale, ignore_errors=True)
     output = {"stdout": subprocess.PIPE if capture else None,
               "stderr": subprocess.STDOUT if capture else None}
@@ -134,16 +140,40 @@ def build(force: bool = False, capture: bool = False) -> bool:
         print(log, file=sys.stderr)
         raise subprocess.CalledProcessError(1, "translations check", (english.stdout or "") + log)
     check_s, started = time.monotonic() - started, time.monotonic()
-    chinese = subprocess.run([sys.executable, __file__, "--edition", CHINESE], cwd=ROOT,
-                             text=True, **output)
-    if chinese.returncode:
-        raise subprocess.CalledProcessError(chinese.returncode, chinese.args,
-                                            (english.stdout or "") + (chinese.stdout or ""))
-    shutil.move(CHINESE_BUILD / "html", HTML / CHINESE)
+    failed, logs = translated_editions(capture)
+    if failed:
+        raise subprocess.CalledProcessError(1, f"the {' and '.join(failed)} build",
+                                            (english.stdout or "") + logs)
+    for language in TRANSLATED:
+        shutil.move(BUILD / language / "html", HTML / language)
     print(f"Built the English site in {english_s:.0f} s, checked the catalogs in {check_s:.0f} s "
-          f"and built the Chinese site in {time.monotonic() - started:.0f} s.")
+          f"and built the two Chinese sites side by side in {time.monotonic() - started:.0f} s.")
     DIGEST.write_text(expected)
     return True
+
+
+def translated_editions(capture: bool) -> tuple[list[str], str]:
+    """Build the Chinese editions at once, each in a child process (`build_edition`); the
+    editions that failed, and their logs, one after the other (printed unless `capture`)."""
+    failed, logs = [], ""
+    with tempfile.TemporaryDirectory() as scratch:
+        children = {}
+        for language in TRANSLATED:
+            log = (Path(scratch) / f"{language}.log").open("w+")
+            children[language] = (log, subprocess.Popen(
+                [sys.executable, __file__, "--edition", language], cwd=ROOT, text=True,
+                stdout=log, stderr=subprocess.STDOUT))
+        for language, (log, child) in children.items():
+            code = child.wait()
+            log.seek(0)
+            text = log.read()
+            log.close()
+            if not capture:
+                print(text, end="", flush=True)
+            logs += text
+            if code:
+                failed.append(language)
+    return failed, logs
 
 
 def build_edition(language: str) -> int:
@@ -168,7 +198,7 @@ def build_edition(language: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="rebuild even if current")
-    parser.add_argument("--edition", help=argparse.SUPPRESS)  # the child that builds zh_CN
+    parser.add_argument("--edition", help=argparse.SUPPRESS)  # a child that builds zh_CN, zh_TW
     args = parser.parse_args(argv)
     if args.edition:
         return build_edition(args.edition)

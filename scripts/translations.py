@@ -1,7 +1,9 @@
-"""The Chinese edition's message catalogs (book/locale/zh_CN/LC_MESSAGES/**.po): extract,
-update, check. Usage::
+"""The Chinese editions' message catalogs (book/locale/zh_CN/LC_MESSAGES/**.po, translated;
+book/locale/zh_TW/LC_MESSAGES/**.po, generated from them): extract, update, generate, check.
+Usage::
 
     python scripts/translations.py update   # English changed: refresh the catalogs
+    python scripts/translations.py traditional   # zh_CN changed: regenerate zh_TW
     python scripts/translations.py check [PO ...]   # what the drift gate and the build check
 
 `update` extracts the messages of the English pages (Sphinx's gettext builder, one catalog a
@@ -13,6 +15,11 @@ texts (the chapter cells' metadata ``alt``, which no page catalog holds) are tra
 interface catalog, by hand: `check` names each one it lacks (an empty message to fill in is
 printed) and each one that no figure has any more. The comments in the chapters' code have a
 catalog of their own (book/_ext/code_comments.py), which `update` and `check` treat the same way.
+
+`traditional` writes the Traditional Chinese (Taiwan) catalogs from the Simplified ones
+(book/_ext/traditional.py: OpenCC's s2twp, a reviewed table of terms and corrections of single
+messages); `check` also fails when the checked-in zh_TW catalogs differ from what it writes, or
+a correction is stale.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import code_comments  # noqa: E402  (the site's extension, which applies the catalog)
+import traditional  # noqa: E402  (book/_ext: the Sphinx extensions use it too)
 
 LANGUAGE = "zh_CN"
 LOCALE = ROOT / "book" / "locale"
@@ -271,23 +279,41 @@ def alt_problems(texts: list[str], interface: Path = INTERFACE) -> list[str]:
 
 
 def check(paths: list[Path]) -> list[str]:
-    found = alt_problems(alt_texts())
+    """Both editions: the Simplified catalogs `paths` (and the interface's), and every
+    Traditional one, which must also be what `traditional.generate` writes."""
+    texts = alt_texts()
+    found = alt_problems(texts)
+    target = traditional.TARGET
     with tempfile.TemporaryDirectory() as scratch:
-        found += stale(extract(Path(scratch)))
+        pots = extract(Path(scratch))
+        found += stale(pots)
+        found += stale(pots, target)
     found += stale_comments()
     for path in [*paths, INTERFACE, COMMENTS]:
         found += problems(path)
+    found += traditional.drift()
+    if target.is_dir():
+        found += alt_problems(texts, target / INTERFACE.name)
+        for path in [*sorted(target.rglob("*.po")), traditional.comments_target()]:
+            found += problems(path)
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("update", "check"))
+    parser.add_argument("command", choices=("update", "traditional", "check"))
     parser.add_argument("po", nargs="*", type=Path, help="catalogs to check (default: all)")
     args = parser.parse_args(argv)
     if args.command == "update":
         update()
         return 0
+    if args.command == "traditional":
+        done = traditional.generate()
+        print(f"{traditional.TARGET.relative_to(ROOT)}: {done.get('messages', 0)} messages "
+              f"converted, {done.get('table', 0)} of them changed by the table of terms and "
+              f"{done.get('corrected', 0)} by corrections of single messages; "
+              f"{done['stale corrections']} stale correction(s)")
+        return 1 if done["stale corrections"] else 0
     paths = [p.resolve() for p in args.po] or catalogs()
     found = check(paths)
     print("\n".join(found) or f"{len(paths)} catalog(s): every message translated")

@@ -292,20 +292,22 @@ def configured_branch() -> str:
 def test_pages_publish_the_reader_editions_to_the_branch_colab_opens() -> None:
     """Once the site is deployed, the reader's editions it was built with become the one commit
     of the branch that the chapters' "Open in Colab" links name: the English ones at its root,
-    the Chinese ones in zh_CN/ (chapter_page.colab_url)."""
+    the Chinese ones in zh_CN/ and zh_TW/ (chapter_page.colab_url)."""
     jobs = workflow("pages.yml")["jobs"]
     keep = next(s for s in jobs["build"]["steps"] if "upload-artifact" in s.get("uses", ""))
     layout = jobs["build"]["steps"][jobs["build"]["steps"].index(keep) - 1]["run"]
     assert keep["with"]["path"] == "_build/branch"
     assert f"cp _build/html/{reader_edition.FOLDER}/*.ipynb _build/branch/\n" in layout
-    assert f"cp _build/html/zh_CN/{reader_edition.FOLDER}/*.ipynb _build/branch/zh_CN/" in layout
+    for folder in ("zh_CN", "zh_TW"):
+        assert f"cp _build/html/{folder}/{reader_edition.FOLDER}/*.ipynb _build/branch/{folder}/" \
+            in layout
     notebooks = jobs["notebooks"]
     assert notebooks["needs"] == ["build", "deploy"]
     assert notebooks["permissions"] == {"contents": "write"}
     fetch, push = notebooks["steps"]
     assert fetch["with"]["name"] == keep["with"]["name"]
     assert f"--initial-branch {reader_edition.BRANCH}" in push["run"]
-    assert "git add -- *.ipynb zh_CN/*.ipynb" in push["run"]
+    assert "git add -- *.ipynb zh_CN/*.ipynb zh_TW/*.ipynb" in push["run"]
     assert push["run"].rstrip().endswith(f".git\" {reader_edition.BRANCH}")
 
 

@@ -29,7 +29,7 @@ ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # A lowercase word that is no part of a name, an attribute or a call: "later", "stable".
 PROSE_WORD = re.compile(r"(?<![\w.])[a-z]{3,}(?![\w.(])")
-# Directives to tools, not prose: "# noqa: E501", "# type: ignore", Colab's "# @title".
+# Directives to tools, not prose: noqa, type: ignore, pragma, fmt: and Colab's @title.
 DIRECTIVE = re.compile(r"^(noqa\b|type:|pragma\b|fmt:|@)")
 # IPython's magics and shell escapes are not Python: tokenized as blank lines.
 NOT_PYTHON = re.compile(r"^[ \t]*[%!]")

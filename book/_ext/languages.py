@@ -1,12 +1,16 @@
-"""The book in two languages: English at the site's root, Simplified Chinese under ``zh_CN/``.
+"""The book in three editions: English at the site's root, Simplified Chinese under ``zh_CN/``
+and Traditional Chinese (Taiwan) under ``zh_TW/``.
 
-Both are built from the same sources (scripts/build_book.py builds the Chinese one with
-``language = "zh_CN"``); Sphinx translates the pages with the catalogs of book/locale/ and
-the themes translate their own words. This extension adds what neither does:
+All are built from the same sources (scripts/build_book.py builds the Chinese ones with
+``language = "zh_CN"`` and ``"zh_TW"``); Sphinx translates the pages with the catalogs of
+book/locale/ and the themes translate their own words. The Traditional edition is generated from
+the Simplified one (traditional.py): its catalogs are checked in, and the book's own Chinese
+words below are converted by the same `traditional.convert` when it is built. This extension
+adds what neither Sphinx nor the themes do:
 
 - a language switch on every page (in the article's header, beside the theme's buttons) that
-  leads to the same page in the other language, and ``<link rel="alternate" hreflang>``
-  tags that tell search engines the two pages are one;
+  leads to the same page in each other edition, and ``<link rel="alternate" hreflang>``
+  tags that tell search engines the three pages are one;
 - the book's own interface words (the chapter pages' run links, the folds' labels) in the
   page's language (``text``);
 - the Chinese edition's title, and its author line;
@@ -19,12 +23,12 @@ the themes translate their own words. This extension adds what neither does:
   catalog (book/locale/zh_CN/LC_MESSAGES/sphinx.po), a missing one being a build warning;
 - Chinese search that knows the book's terms: Sphinx splits Chinese text into words with
   jieba, which cuts 反向传播 into 反向 and 传播, while the search page looks a query up
-  whole. The terms of book/locale/zh_CN/terms.md become a jieba dictionary, so the index
-  holds each term whole as well as its parts. The search page splits a query with the words
-  of that index (search_scorer.js), after making its Traditional characters Simplified with
-  OpenCC's character table (the `opencc-python-reimplemented` package's TSCharacters.txt, read
-  at build time), shipped as ``_static/traditional.js`` with only the characters the index
-  holds.
+  whole. The terms of book/locale/zh_CN/terms.md (converted, on the Traditional site) become
+  a jieba dictionary, so the index holds each term whole as well as its parts. The search page
+  splits a query with the words of that index (search_scorer.js), after making its
+  characters the edition's with OpenCC's character table (the `opencc-python-reimplemented`
+  package's TSCharacters.txt, or STCharacters.txt on the Traditional site, read at build time),
+  shipped as ``_static/traditional.js`` with only the characters the index holds.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import traditional
 from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx import addnodes
@@ -44,13 +49,17 @@ from sphinx.util import logging
 
 ENGLISH = "en"
 CHINESE = "zh_CN"
+TRADITIONAL = traditional.TRADITIONAL  # "zh_TW", generated from CHINESE
+CHINESE_EDITIONS = (CHINESE, TRADITIONAL)
+EDITIONS = (ENGLISH, *CHINESE_EDITIONS)
 # Where each edition lies below the published site's root, and its name in its own language.
-FOLDERS = {ENGLISH: "", CHINESE: "zh_CN/"}
-NAMES = {ENGLISH: "English", CHINESE: "中文"}
-HREFLANG = {ENGLISH: "en", CHINESE: "zh-CN"}
+FOLDERS = {ENGLISH: "", CHINESE: "zh_CN/", TRADITIONAL: "zh_TW/"}
+NAMES = {ENGLISH: "English", CHINESE: "简体中文", TRADITIONAL: "繁體中文"}
+HREFLANG = {ENGLISH: "en", CHINESE: "zh-CN", TRADITIONAL: "zh-TW"}
 TITLES = {CHINESE: "Autograd：运行与重建"}
 SWITCH_TEMPLATE = "language-switch.html"
-TERMS = Path(__file__).resolve().parents[1] / "locale" / CHINESE / "terms.md"
+LOCALE = Path(__file__).resolve().parents[1] / "locale"
+TERMS = LOCALE / CHINESE / "terms.md"
 CATALOGS = TERMS.parent / "LC_MESSAGES"
 INTERFACE_CATALOG = CATALOGS / "sphinx.po"
 AUTHORS = {CHINESE: "autograd-book 的作者们"}
@@ -84,9 +93,13 @@ WORDS = {
         "Ctrl+/, or ⌘/ on a Mac).":
             "“全部运行”会跳过这个参考答案：要运行它，请取消下面各行的注释（选中这些行，按 Ctrl+/，"
             "Mac 上按 ⌘/）。",
-        "Read this page in Chinese": "阅读本页的中文版",
+        "Read this page in Simplified Chinese": "阅读本页的简体中文版",
+        "Read this page in Traditional Chinese": "阅读本页的繁体中文版",
     },
 }
+SWITCH_TITLES = {ENGLISH: "Read this page in English",
+                 CHINESE: "Read this page in Simplified Chinese",
+                 TRADITIONAL: "Read this page in Traditional Chinese"}
 
 logger = logging.getLogger(__name__)
 
@@ -95,13 +108,36 @@ def language(app: Sphinx) -> str:
     return app.config.language if app.config.language in FOLDERS else ENGLISH
 
 
+def is_chinese(app: Sphinx) -> bool:
+    """A Chinese edition, Simplified or Traditional."""
+    return language(app) in CHINESE_EDITIONS
+
+
+def chinese(edition: str, words: str) -> str:
+    """The Simplified `words` in the Chinese `edition`'s characters and terms."""
+    return traditional.convert(words, markup=False) if edition == TRADITIONAL else words
+
+
+def words_of(edition: str) -> dict[str, str]:
+    """The book's interface words (WORDS) of an edition."""
+    if edition == TRADITIONAL:
+        return _traditional_words()
+    return WORDS.get(edition, {})
+
+
+@functools.cache
+def _traditional_words() -> dict[str, str]:
+    return {english: chinese(TRADITIONAL, words) for english, words in WORDS[CHINESE].items()}
+
+
 def text(app: Sphinx, english: str, **values: str) -> str:
     """`english` in the language of the build, with `values` filled in."""
-    return WORDS.get(language(app), {}).get(english, english).format(**values)
+    return words_of(language(app)).get(english, english).format(**values)
 
 
-def other(app: Sphinx) -> str:
-    return CHINESE if language(app) == ENGLISH else ENGLISH
+def others(app: Sphinx) -> list[str]:
+    """The other editions, in the order of EDITIONS."""
+    return [edition for edition in EDITIONS if edition != language(app)]
 
 
 def page_in(app: Sphinx, pagename: str, target: str) -> str:
@@ -111,10 +147,17 @@ def page_in(app: Sphinx, pagename: str, target: str) -> str:
     return f"{up}{FOLDERS[target]}{pagename}.html"
 
 
-def chinese_terms() -> list[str]:
-    """The Chinese terms of terms.md, each a word for the search's splitter."""
+def chinese_terms(edition: str = CHINESE) -> list[str]:
+    """The Chinese terms of terms.md, each a word for the search's splitter (converted for the
+    Traditional edition)."""
     found = [m["chinese"].strip() for m in TERM_ROW.finditer(TERMS.read_text(encoding="utf-8"))]
-    return sorted({t for t in found if CJK.search(t) and " " not in t and "N" not in t})
+    return sorted({chinese(edition, t) for t in found
+                   if CJK.search(t) and " " not in t and "N" not in t})
+
+
+def catalogs_of(edition: str) -> Path:
+    """The LC_MESSAGES folder of a Chinese edition."""
+    return LOCALE / edition / "LC_MESSAGES"
 
 
 @functools.cache
@@ -209,34 +252,46 @@ def stepper_caption(caption: str) -> str | None:
     return _values(out + "。")
 
 
-def _escaped_caption(escaped: str) -> str:
-    chinese = stepper_caption(html.unescape(escaped))
-    return escaped if chinese is None else html.escape(chinese)
+def _escaped_caption(escaped: str, edition: str = CHINESE) -> str:
+    words = stepper_caption(html.unescape(escaped))
+    return escaped if words is None else html.escape(_chinese(edition, words))
 
 
-def chinese_interface(page: str) -> str:
-    """A Chinese page's rendered content with the English interface words above in Chinese."""
-    page = CHINESE_MARKUP_PATTERN.sub(lambda m: CHINESE_MARKUP[m.group(0)], page)
+@functools.cache
+def _chinese(edition: str, words: str) -> str:
+    """`chinese`, remembered: the same captions and words come back on every page."""
+    return chinese(edition, words)
+
+
+def chinese_interface(page: str, edition: str = CHINESE) -> str:
+    """A Chinese page's rendered content with the English interface words above in Chinese
+    (in the Traditional edition's words where `edition` is it)."""
+    page = CHINESE_MARKUP_PATTERN.sub(
+        lambda m: _chinese(edition, CHINESE_MARKUP[m.group(0)]), page)
 
     def cross_check(match: re.Match[str]) -> str:
         report = match.group(0)
-        for english, chinese in CROSS_CHECK_WORDS.items():
-            report = report.replace(english, chinese)
-        return GRAD_INPUT.sub(r"<td>输入 \1 的梯度</td>", report)
+        for english, words in CROSS_CHECK_WORDS.items():
+            report = report.replace(english, _chinese(edition, words))
+        return GRAD_INPUT.sub(_chinese(edition, r"<td>输入 \1 的梯度</td>"), report)
 
     page = CROSS_CHECK.sub(cross_check, page)
     if "mag-stepper" in page:
-        page = FIGCAPTION.sub(lambda m: m[1] + _escaped_caption(m[2]) + m[3], page)
-        page = ARIA_LABEL.sub(lambda m: m[1] + _escaped_caption(m[2]) + m[3], page)
+        page = FIGCAPTION.sub(lambda m: m[1] + _escaped_caption(m[2], edition) + m[3], page)
+        page = ARIA_LABEL.sub(lambda m: m[1] + _escaped_caption(m[2], edition) + m[3], page)
         page = FILMSTRIP.sub(lambda m: m[1] + LISTING_LINE.sub(
-            lambda line: line[1] + _escaped_caption(line[2]), m[2]) + m[3], page)
-        page = TOO_MANY.sub(r"<p>共 \1 步，太多，无法逐一绘制；以下是文字列表：</p>", page)
+            lambda line: line[1] + _escaped_caption(line[2], edition), m[2]) + m[3], page)
+        page = TOO_MANY.sub(
+            _chinese(edition, r"<p>共 \1 步，太多，无法逐一绘制；以下是文字列表：</p>"), page)
     return page
 
 
 def interface_words(app: Sphinx):
-    """The template filter: `chinese_interface` on the Chinese site, nothing on the English."""
-    return chinese_interface if language(app) == CHINESE else (lambda page: page)
+    """The template filter: `chinese_interface` on a Chinese site, nothing on the English."""
+    edition = language(app)
+    if edition in CHINESE_EDITIONS:
+        return functools.partial(chinese_interface, edition=edition)
+    return lambda page: page
 
 
 def _filters(app: Sphinx) -> None:
@@ -248,9 +303,9 @@ def _toctree_captions(app: Sphinx, doctree: nodes.document) -> None:
     """The captions of a page's toctrees from the page's catalog: Sphinx translates a
     toctree's caption only where the toctree is written in the page, not where a table of
     contents (_toc.yml) inserts it."""
-    if language(app) != CHINESE:
+    if not is_chinese(app):
         return
-    words = catalog(CATALOGS / f"{app.env.docname}.po")
+    words = catalog(catalogs_of(language(app)) / f"{app.env.docname}.po")
     for toctree in doctree.findall(addnodes.toctree):
         caption = toctree.get("caption")
         if caption and caption in words:
@@ -259,9 +314,9 @@ def _toctree_captions(app: Sphinx, doctree: nodes.document) -> None:
 
 def _alt_texts(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Each figure's alt text in Chinese, from the interface catalog."""
-    if language(app) != CHINESE or app.builder.format != "html":
+    if not is_chinese(app) or app.builder.format != "html":
         return
-    words = catalog()
+    words = catalog(catalogs_of(language(app)) / INTERFACE_CATALOG.name)
     for image in doctree.findall(nodes.image):
         alt = image.get("alt")
         if not alt or CJK.search(alt):
@@ -270,7 +325,8 @@ def _alt_texts(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             image["alt"] = words[alt]
         else:
             logger.warning("languages: no Chinese for this alt text in %s: %r (add it to %s)",
-                           docname, alt[:80], INTERFACE_CATALOG.name, location=image)
+                           docname, alt[:80], INTERFACE_CATALOG.relative_to(LOCALE),
+                           location=image)
 
 
 # ---- Chinese search: Traditional characters --------------------------------------------------
@@ -286,13 +342,15 @@ def index_words(outdir: Path) -> set[str]:
     return set(index["terms"]) | set(index["titleterms"])
 
 
-def traditional_to_simplified(characters: set[str]) -> dict[str, str]:
+def traditional_to_simplified(characters: set[str],
+                              table: str = "TSCharacters.txt") -> dict[str, str]:
     """OpenCC's Traditional -> Simplified character table, for the Simplified `characters`
-    only (a Traditional character with several Simplified ones takes OpenCC's first)."""
+    only (a Traditional character with several Simplified ones takes OpenCC's first); with
+    `table` STCharacters.txt, Simplified -> Traditional for the Traditional `characters`."""
     from importlib import resources
 
     try:
-        data = resources.files("opencc") / "dictionary" / "TSCharacters.txt"
+        data = resources.files("opencc") / "dictionary" / table
         lines = data.read_text(encoding="utf-8").splitlines()
     except (ModuleNotFoundError, FileNotFoundError) as error:
         raise RuntimeError("the Chinese search needs OpenCC's tables: pip install -r "
@@ -308,22 +366,26 @@ def traditional_to_simplified(characters: set[str]) -> dict[str, str]:
 
 
 def _traditional_table(app: Sphinx, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html" or language(app) != CHINESE:
+    if exception is not None or app.builder.format != "html" or not is_chinese(app):
         return
     outdir = Path(app.outdir)
     characters = {c for word in index_words(outdir) for c in word if CJK.match(c)}
-    table = traditional_to_simplified(characters)
+    simplified = language(app) == CHINESE
+    table = traditional_to_simplified(
+        characters, "TSCharacters.txt" if simplified else "STCharacters.txt")
     pairs = "".join(f"{t}{s}" for t, s in sorted(table.items()))
+    what = ("Traditional Chinese characters and their Simplified ones" if simplified
+            else "Simplified Chinese characters and their Traditional ones")
     (outdir / "_static" / TRADITIONAL_JS).write_text(
-        "/* Traditional Chinese characters and their Simplified ones, in pairs, for the search\n"
-        " * (book/_ext/languages.py): OpenCC's TSCharacters table (Apache License 2.0), cut to\n"
-        " * the characters of this site's search index. */\n"
-        f'var TRADITIONAL_TO_SIMPLIFIED = "{pairs}";\n', encoding="utf-8")
+        f"/* {what}, in pairs, for the search\n"
+        f" * (book/_ext/languages.py): OpenCC's {'TS' if simplified else 'ST'}Characters table "
+        "(Apache License 2.0),\n * cut to the characters of this site's search index. */\n"
+        f'var CHARACTER_PAIRS = "{pairs}";\n', encoding="utf-8")
 
 
 def _search_page_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                         doctree: Any) -> None:
-    if pagename == "search" and language(app) == CHINESE:
+    if pagename == "search" and is_chinese(app):
         app.add_js_file(TRADITIONAL_JS)
 
 
@@ -331,34 +393,38 @@ def _configure(app: Sphinx, config: Any) -> None:
     options = dict(config.html_theme_options)
     end = list(options.get("article_header_end", ["article-header-buttons.html"]))
     options["article_header_end"] = [SWITCH_TEMPLATE, *end]
-    if language(app) == CHINESE:
-        config.html_title = TITLES[CHINESE]
-        config.author = AUTHORS[CHINESE]
-        options["search_bar_text"] = "搜索本书…"  # a theme option: no catalog translates it
+    if is_chinese(app):
+        edition = language(app)
+        config.html_title = chinese(edition, TITLES[CHINESE])
+        config.author = chinese(edition, AUTHORS[CHINESE])
+        # a theme option: no catalog translates it
+        options["search_bar_text"] = chinese(edition, "搜索本书…")
         # Folds' labels that myst-nb and sphinx-togglebutton take from the configuration.
-        config.nb_code_prompt_show, config.nb_code_prompt_hide = "显示代码", "隐藏代码"
-        config.togglebutton_hint, config.togglebutton_hint_hide = "点击展开", "点击收起"
+        config.nb_code_prompt_show, config.nb_code_prompt_hide = (
+            chinese(edition, "显示代码"), chinese(edition, "隐藏代码"))
+        config.togglebutton_hint, config.togglebutton_hint_hide = (
+            chinese(edition, "点击展开"), chinese(edition, "点击收起"))
         words = Path(app.outdir).parent / "search-words.txt"
         words.parent.mkdir(parents=True, exist_ok=True)
-        words.write_text("".join(f"{term}\n" for term in chinese_terms()), encoding="utf-8")
+        words.write_text("".join(f"{term}\n" for term in chinese_terms(edition)),
+                         encoding="utf-8")
         config.html_search_options = {**config.html_search_options, "dict": str(words)}
     config.html_theme_options = options
 
 
 def _switch(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
             doctree: Any) -> None:
-    """The other edition's page, for the switch and for the alternate links."""
-    target = other(app)
-    href = page_in(app, pagename, target)
-    context["language_switch"] = {
-        "href": href,
+    """The other editions' pages, for the switch and for the alternate links (each link's
+    title in its edition's language, as its text)."""
+    context["language_switch"] = [{
+        "href": page_in(app, pagename, target),
         "name": NAMES[target],
         "hreflang": HREFLANG[target],
-        "title": text(app, "Read this page in English" if target == ENGLISH
-                      else "Read this page in Chinese"),
-    }
+        "title": words_of(target).get(SWITCH_TITLES[target], SWITCH_TITLES[target]),
+    } for target in others(app)]
     here = f"{pagename.rsplit('/', 1)[-1]}.html"
-    links = [(HREFLANG[language(app)], here), (HREFLANG[target], href)]
+    links = [(HREFLANG[language(app)], here),
+             *((link["hreflang"], link["href"]) for link in context["language_switch"])]
     context["metatags"] = context.get("metatags", "") + "".join(
         f'\n<link rel="alternate" hreflang="{lang}" href="{html.escape(url)}">'
         for lang, url in links

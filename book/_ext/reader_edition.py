@@ -72,10 +72,11 @@ SOLUTION_HOW = ("Run All skips this solution: to run it, uncomment the lines bel
 SOLUTION_PROMPTS = ("Show the solution", "Hide the solution")  # the site's fold
 PARITY_PROMPTS = ("Show the same run on miniautograd", "Hide the run on miniautograd")
 # The mark that opens a foldable section, on its own line under the section's heading (选读:
-# the Chinese edition's mark).
-FOLD_MARK = re.compile(r"^\*(?P<kind>A side road|选读)\b[^*]*\*[ \t]*$", re.MULTILINE)
+# the Simplified Chinese edition's mark, 選讀 the Traditional one's).
+FOLD_MARK = re.compile(r"^\*(?P<kind>A side road|选读|選讀)\b[^*]*\*[ \t]*$", re.MULTILINE)
 SIDE_ROAD_PROMPTS = ("Show the side road", "Hide the side road")
-FOLD_PROMPTS = {"A side road": SIDE_ROAD_PROMPTS, "选读": SIDE_ROAD_PROMPTS}
+FOLD_PROMPTS = {"A side road": SIDE_ROAD_PROMPTS, "选读": SIDE_ROAD_PROMPTS,
+                "選讀": SIDE_ROAD_PROMPTS}
 HEADING = re.compile(r"^#{2,6} ", re.MULTILINE)
 COLLAPSED_HEADING = {"jp-MarkdownHeadingCollapsed": True}  # JupyterLab's own key
 FOLDER = "notebooks"

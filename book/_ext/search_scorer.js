@@ -5,14 +5,16 @@
  *    section title or the text: "detach" finds the detach() chapter first.
  * 2. Snippets leave out the line under a chapter's title (Open in Colab, Download notebook,
  *    versions): they show the page's text around the match.
- * 3. On the Chinese site (<html lang="zh-CN">), a query is split as the pages were: jieba cut
- *    the pages into words (with the book's terms as its dictionary, languages.py), and the
- *    index holds those words, none of one character. A run of Chinese characters in the query
- *    is cut into the longest words the index holds, left to right (内存泄漏 -> 内存泄漏, or
- *    内存 + 泄漏 where the index has only those), a character that starts no word is left
- *    out as the index left it out, and Traditional characters are first made Simplified
- *    (traditional.js, OpenCC's table cut to the index's characters, written by languages.py):
- *    反向傳播 finds 反向传播. Sphinx's own splitter cuts only at spaces and punctuation.
+ * 3. On the Chinese sites (<html lang="zh-CN"> and "zh-TW"), a query is split as the pages
+ *    were: jieba cut the pages into words (with the book's terms as its dictionary,
+ *    languages.py), and the index holds those words, none of one character. A run of Chinese
+ *    characters in the query is cut into the longest words the index holds, left to right
+ *    (内存泄漏 -> 内存泄漏, or 内存 + 泄漏 where the index has only those), a character that
+ *    starts no word is left out as the index left it out, and the characters of the other
+ *    script are first made the site's (traditional.js, OpenCC's table cut to the index's
+ *    characters, written by languages.py): 反向傳播 finds 反向传播 on the Simplified site,
+ *    反向传播 finds 反向傳播 on the Traditional one. Sphinx's own splitter cuts only at spaces
+ *    and punctuation.
  */
 var Scorer = {
   score: (result) => {
@@ -43,20 +45,19 @@ if (typeof Search !== "undefined" && !Search.bookSnippets) {
   };
 }
 
-if (document.documentElement.lang === "zh-CN") {
+if (["zh-CN", "zh-TW"].includes(document.documentElement.lang)) {
   const HAN_OR_NOT = /\p{Script=Han}+|[^\p{Script=Han}]+/gu;
   const HAN = /^\p{Script=Han}/u;
   const LONGEST = 12;  // no word of the index is longer
   const own = Object.prototype.hasOwnProperty;
-  let simplified = null;
-  const toSimplified = (text) => {
-    if (simplified === null) {
-      simplified = new Map();
-      const pairs = typeof TRADITIONAL_TO_SIMPLIFIED === "string"
-        ? Array.from(TRADITIONAL_TO_SIMPLIFIED) : [];
-      for (let i = 0; i + 1 < pairs.length; i += 2) simplified.set(pairs[i], pairs[i + 1]);
+  let ours = null;
+  const toOurs = (text) => {
+    if (ours === null) {
+      ours = new Map();
+      const pairs = typeof CHARACTER_PAIRS === "string" ? Array.from(CHARACTER_PAIRS) : [];
+      for (let i = 0; i + 1 < pairs.length; i += 2) ours.set(pairs[i], pairs[i + 1]);
     }
-    return Array.from(text, (c) => simplified.get(c) || c).join("");
+    return Array.from(text, (c) => ours.get(c) || c).join("");
   };
   const known = (word) => {
     const index = Search._index || {};
@@ -74,7 +75,7 @@ if (document.documentElement.lang === "zh-CN") {
     return found.length ? found : [run];  // no word of the index: found nowhere, as it should
   };
   // Sphinx's splitter (searchtools.js), then the Chinese runs of each term cut into words.
-  var splitQuery = (query) => toSimplified(query)
+  var splitQuery = (query) => toOurs(query)
     .split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)
     .filter((term) => term)
     .flatMap((term) => term.match(HAN_OR_NOT))

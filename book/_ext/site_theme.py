@@ -170,7 +170,7 @@ def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> No
         if head is None or body is None:
             continue
         names = [entry.astext() for entry in head.findall(nodes.entry)]
-        colon = "：" if languages.language(app) == languages.CHINESE else ": "
+        colon = "：" if languages.is_chinese(app) else ": "
         table["classes"].append("cards-on-phone")
         for row in body.findall(nodes.row):
             for name, entry in zip(names, row.findall(nodes.entry), strict=False):

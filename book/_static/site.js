@@ -70,9 +70,10 @@
   }
 
   function chineseToggleButtons() {
-    if (document.documentElement.lang !== 'zh-CN') { return; }
+    var label = {'zh-CN': '显示或隐藏内容', 'zh-TW': '顯示或隱藏內容'}[document.documentElement.lang];
+    if (!label) { return; }
     document.querySelectorAll('button.toggle-button[aria-label="Toggle hidden content"]')
-      .forEach(function (button) { button.setAttribute('aria-label', '显示或隐藏内容'); });
+      .forEach(function (button) { button.setAttribute('aria-label', label); });
   }
   // sphinx-togglebutton adds its buttons when the page's DOM is loaded: after it.
   document.addEventListener('DOMContentLoaded', function () {

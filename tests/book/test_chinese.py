@@ -1,13 +1,17 @@
-"""The Chinese edition: its catalogs (scripts/translations.py), its site under zh_CN/ and the
-language switch between the two (book/_ext/languages.py), and its reader's editions
-(book/_ext/reader_edition.py).
+"""The Chinese editions, Simplified (zh_CN) and Traditional (zh_TW, generated from it): their
+catalogs (scripts/translations.py, book/_ext/traditional.py), their sites under zh_CN/ and
+zh_TW/ and the language switch between the three editions (book/_ext/languages.py), and their
+reader's editions (book/_ext/reader_edition.py).
 
 The catalog check is tried on catalogs made to fail; then it runs on the book's own (the drift
-gate: a changed English sentence fails until its translation is updated).
+gate: a changed English sentence fails until its translation is updated, and a zh_TW catalog
+fails until it is what its zh_CN catalog generates).
 """
 
 from __future__ import annotations
 
+import functools
+import html
 import json
 import re
 import zipfile
@@ -19,6 +23,7 @@ import languages
 import nbformat
 import pytest
 import reader_edition
+import traditional
 import translations
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
@@ -26,7 +31,13 @@ from bs4 import BeautifulSoup
 from site_tools import ROOT, site_pages
 
 CHINESE = languages.CHINESE
+TRADITIONAL = languages.TRADITIONAL
+EDITIONS = languages.CHINESE_EDITIONS
 CJK = translations.CJK
+# What each Chinese edition's pages say: <html lang>, the theme's search field, and a few words
+# of the search index and the interface (the Traditional ones as the generator converts them).
+LANG = {CHINESE: "zh-CN", TRADITIONAL: "zh-TW"}
+SEARCH_FIELD = {CHINESE: "搜索", TRADITIONAL: "搜尋"}
 
 
 def write_catalog(path: Path, messages: list[tuple[str, str, bool]],
@@ -230,6 +241,84 @@ def test_a_quotation_in_chinese_stays_as_its_author_wrote_it() -> None:
     assert found == [], "\n".join(found)
 
 
+# ---- the Traditional catalogs, generated (book/_ext/traditional.py) ---------------------------
+
+
+def test_conversion_keeps_code_markup_links_math_and_traditional_quotations() -> None:
+    english = ("The post *深入淺出torch.autograd* says 「定義一個優化器」: see "
+               "{ref}`views <ch2-views>`, `print(\"参数\")`, $\\frac{a}{b}$ and "
+               "[docs](https://pytorch.org/a?b=视图).")
+    inner_open, inner_close = "\u2018", "\u2019"  # ‘ and ’
+    simplified = ("博客文章 *深入淺出torch.autograd* 写道「定義一個優化器」，"
+                  "还说“計算期望梯度，更新策略參數”：见{ref}`视图与参数 <ch2-views>`、"
+                  "`print(\"参数\")`、$\\frac{a}{b}$ 和[文档](https://pytorch.org/a?b=视图)；"
+                  f"“打印{inner_open}参数{inner_close}的视图”。")
+    converted = traditional.convert(simplified, english)
+    assert converted == ("部落格文章 *深入淺出torch.autograd* 寫道「定義一個優化器」，"
+                         "還說「計算期望梯度，更新策略參數」：見{ref}`視圖與參數 <ch2-views>`、"
+                         "`print(\"参数\")`、$\\frac{a}{b}$ 和[文件](https://pytorch.org/a?b=视图)；"
+                         "「印出『參數』的視圖」。")
+    assert translations.markup(converted) == translations.markup(simplified)
+    # OpenCC alone would have changed the quotations of the Traditional post.
+    assert "最佳化器" in traditional.s2twp("「定義一個優化器」")
+    assert "引數" in traditional.s2twp("計算期望梯度，更新策略參數")
+
+
+def test_each_row_of_the_table_of_terms_is_what_opencc_does_and_is_used() -> None:
+    """The table records what s2twp gives for each Simplified text (a new OpenCC shows here),
+    each row changes that, and each Simplified text is in a catalog (no row for nothing)."""
+    rows = traditional.rules()
+    assert 30 <= len(rows) <= 60, len(rows)
+    text = "".join(path.read_text(encoding="utf-8") for path in traditional.sources())
+    for row in rows:
+        assert traditional.s2twp(row.simplified) == row.s2twp, row
+        assert row.reason, row
+        assert row.simplified in text, f"{row.simplified}: in no zh_CN catalog"
+
+
+def test_the_checked_in_traditional_catalogs_are_what_the_simplified_ones_generate() -> None:
+    """The drift gate of zh_TW (also part of `translations.py check`, and of the build): each
+    catalog is what `python scripts/translations.py traditional` writes, no correction is
+    stale, and every code span, link, formula and Traditional quotation is byte for byte."""
+    assert sorted(p.relative_to(traditional.TARGET) for p in traditional.TARGET.rglob("*.po")) \
+        == sorted(p.relative_to(traditional.SOURCE) for p in traditional.sources()
+                  if p.is_relative_to(traditional.SOURCE))
+    assert traditional.comments_target().is_file()
+    found = traditional.drift()
+    assert found == [], "\n".join(found)
+
+
+def test_the_drift_gate_fails_on_a_hand_edited_traditional_catalog(tmp_path: Path) -> None:
+    import shutil
+
+    target = tmp_path / "zh_TW"
+    shutil.copytree(traditional.TARGET, target)
+    page = target / "book" / "intro.po"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("張量", "张量", 1), encoding="utf-8")
+    found = traditional.drift(target=target)
+    assert any("book/intro.po: differs from what its Simplified catalog generates" in f
+               for f in found), found
+
+
+def test_a_correction_made_against_another_simplified_text_is_stale(tmp_path: Path) -> None:
+    source = tmp_path / "zh_CN"
+    write_catalog(source / "book" / "page.po", [("Every leaf has a `.grad`.",
+                                                 "每个叶子都有 `.grad`。", False)])
+    fix = traditional.Correction("book/page.po", "Every leaf has a `.grad`.",
+                                 "每个叶子都有 `.grad`。", [("葉子", "葉節點")], "a test")
+    texts, stale = traditional.generated(source, [fix])
+    assert stale == [] and "每個葉節點都有 `.grad`。" in texts[Path("book/page.po")]
+    old = traditional.Correction(fix.catalog, fix.msgid, "每片叶子都有 `.grad`。", fix.replace,
+                                 fix.reason)
+    gone = traditional.Correction(fix.catalog, "A sentence now gone.", "旧句。", [], "a test")
+    lost = traditional.Correction(fix.catalog, fix.msgid, fix.simplified, [("節點", "點")], "")
+    for correction, says in ((old, "its Simplified text changed"),
+                             (gone, "a message no catalog has"), (lost, "is not in")):
+        _, stale = traditional.generated(source, [correction])
+        assert len(stale) == 1 and says in stale[0], stale
+
+
 # ---- the translated Markdown of a reader's edition ---------------------------------------------
 
 MESSAGES = {
@@ -297,17 +386,25 @@ INTERFACE_WORDS = ("Search this book", "Toggle primary sidebar", "Toggle seconda
                    "Show the side road", "Show the same run")
 
 
+def edition_of(site: Path, page: Path) -> str:
+    first = page.relative_to(site).parts[0]
+    return first if first in EDITIONS else languages.ENGLISH
+
+
 def english_pages(site: Path) -> list[Path]:
-    return [p for p in site_pages(site) if p.relative_to(site).parts[0] != CHINESE]
+    return [p for p in site_pages(site) if edition_of(site, p) == languages.ENGLISH]
 
 
-def switch(page: Path) -> tuple[Path, str] | None:
-    """Where the page's language switch leads, and its text; None if it has none."""
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-    link = soup.select_one("a.language-switch")
-    if link is None:
-        return None
-    return (page.parent / urlsplit(link["href"]).path).resolve(), link.get_text()
+# The switch's links as templates/language-switch.html writes them (read with a pattern: a
+# parser would take a minute over the three editions' pages).
+SWITCH_LINK = re.compile(r'<a class="language-switch" href="([^"]+)"[^>]*>([^<]*)</a>')
+
+
+@functools.cache
+def switch(page: Path) -> list[tuple[Path, str]]:
+    """Where each link of the page's language switch leads, and its text (none: no switch)."""
+    return [((page.parent / urlsplit(html.unescape(href)).path).resolve(), html.unescape(name))
+            for href, name in SWITCH_LINK.findall(page.read_text(encoding="utf-8"))]
 
 
 def themed(page: Path) -> bool:
@@ -315,20 +412,22 @@ def themed(page: Path) -> bool:
     return "bd-header-article" in page.read_text(encoding="utf-8")
 
 
-def test_every_english_page_has_its_chinese_page_in_chinese(site: Path) -> None:
-    chinese = site / CHINESE
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_every_english_page_has_its_chinese_page_in_chinese(site: Path, edition: str) -> None:
+    chinese = site / edition
     for page in english_pages(site):
         twin = chinese / page.relative_to(site)
         assert twin.is_file(), twin
         if not themed(page):
             continue
         soup = BeautifulSoup(twin.read_text(encoding="utf-8"), "html.parser")
-        assert soup.html["lang"] == "zh-CN", twin
+        assert soup.html["lang"] == LANG[edition], twin
         title = soup.select_one("title").get_text()
         assert CJK.search(title), (twin, title)
         # The themes' own words: the search field and the page navigation.
         placeholder = soup.select_one(".search-button__default-text")
-        assert placeholder is not None and placeholder.get_text().strip() == "搜索", twin
+        assert placeholder is not None and placeholder.get_text().strip() == \
+            SEARCH_FIELD[edition], twin
         html = twin.read_text(encoding="utf-8")
         assert [w for w in INTERFACE_WORDS if w in html] == [], twin
         content = soup.select_one(".bd-content").get_text()
@@ -363,16 +462,17 @@ def interface_texts(soup: BeautifulSoup) -> list[tuple[str, str]]:
     for label in soup.select("svg text, svg title"):
         label.decompose()
     # English between Chinese quotation marks is a quotation (of PyTorch's documentation).
-    found = [("text", re.sub(r"“[^”]*”", "", s)) for s in soup.stripped_strings]
+    found = [("text", re.sub(r"“[^”]*”|「[^」]*」", "", s)) for s in soup.stripped_strings]
     for attribute in ("aria-label", "aria-valuetext", "alt", "title", "placeholder"):
         found += [(attribute, tag[attribute]) for tag in soup.find_all(attrs={attribute: True})
                   if "language-switch" not in tag.get("class", [])]
     return found
 
 
-def test_no_english_interface_word_on_any_chinese_page(site: Path) -> None:
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_no_english_interface_word_on_any_chinese_page(site: Path, edition: str) -> None:
     left: dict[str, set[str]] = {}
-    chinese = [p for p in site_pages(site / CHINESE) if themed(p)]
+    chinese = [p for p in site_pages(site / edition) if themed(p)]
     assert len(chinese) >= 10, chinese
     for page in chinese:
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
@@ -388,39 +488,41 @@ def test_no_english_interface_word_on_any_chinese_page(site: Path) -> None:
 def test_the_language_switch_leads_to_the_same_page_and_back_from_every_page(
     site: Path,
 ) -> None:
+    """Every page links its counterpart in each other edition, by that edition's name in its
+    own script, and each counterpart links back."""
     checked = 0
     for page in site_pages(site):
         found = switch(page)
         if not themed(page):
-            assert found is None, page
+            assert found == [], page
             continue
-        assert found is not None, f"{page}: no language switch"
-        target, name = found
-        assert target.is_file(), f"{page}: the switch leads to {target}, which does not exist"
-        english = page.relative_to(site).parts[0] != CHINESE
-        assert name == ("中文" if english else "English"), (page, name)
-        expected = (site / CHINESE / page.relative_to(site) if english
-                    else site / page.relative_to(site / CHINESE))
-        assert target == expected.resolve(), (page, target)
-        back = switch(target)
-        assert back is not None and back[0] == page.resolve(), (page, target, back)
+        here = edition_of(site, page)
+        relative = page.relative_to(site / languages.FOLDERS[here])
+        expected = [((site / languages.FOLDERS[e] / relative).resolve(), languages.NAMES[e])
+                    for e in languages.EDITIONS if e != here]
+        assert found == expected, (page, found)
+        for target, _ in found:
+            assert target.is_file(), f"{page}: the switch leads to {target}, which does not exist"
+            assert page.resolve() in [t for t, _ in switch(target)], (page, target)
         checked += 1
-    assert checked >= 2 * 10, checked
+    assert checked >= 3 * 10, checked
+    assert languages.NAMES[TRADITIONAL] == "繁體中文"
 
 
-def test_the_chinese_glossary_shows_each_term_in_both_languages(site: Path) -> None:
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_chinese_glossary_shows_each_term_in_both_languages(site: Path, edition: str) -> None:
     page = "book/appendix/glossary.html"
     terms = {}
-    for folder in (site, site / CHINESE):
+    for folder in (site, site / edition):
         soup = BeautifulSoup((folder / page).read_text(encoding="utf-8"), "html.parser")
         for permalink in soup.select("a.headerlink"):
             permalink.decompose()
         terms[folder] = {dt["id"]: dt.get_text().strip() for dt in soup.select("dl.glossary dt")}
-    english, chinese = terms[site], terms[site / CHINESE]
+    english, chinese = terms[site], terms[site / edition]
     assert english.keys() == chinese.keys() and len(english) > 30
-    words = dict(re.findall(r"^\| ([^|]+?) \| ([^|（]+?)(?:（[^|]*）)? \|$",
-                            (ROOT / "book/locale/zh_CN/terms.md").read_text(encoding="utf-8"),
-                            re.MULTILINE))
+    words = {english: languages.chinese(edition, words) for english, words in re.findall(
+        r"^\| ([^|]+?) \| ([^|（]+?)(?:（[^|]*）)? \|$",
+        (ROOT / "book/locale/zh_CN/terms.md").read_text(encoding="utf-8"), re.MULTILINE)}
     for anchor, term in english.items():
         shown = chinese[anchor]
         assert term in shown, (term, shown)
@@ -430,11 +532,12 @@ def test_the_chinese_glossary_shows_each_term_in_both_languages(site: Path) -> N
             assert words[term] in shown, (term, words[term], shown)
 
 
-def test_the_chinese_search_index_splits_chinese_into_words(site: Path) -> None:
-    index = (site / CHINESE / "searchindex.js").read_text(encoding="utf-8")
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_chinese_search_index_splits_chinese_into_words(site: Path, edition: str) -> None:
+    index = (site / edition / "searchindex.js").read_text(encoding="utf-8")
     terms = json.loads(index[index.index("(") + 1:index.rindex(")")])["terms"]
     for word in ("反向传播", "叶子张量", "计算图", "梯度"):
-        assert word in terms, word
+        assert languages.chinese(edition, word) in terms, word
 
 
 # ---- the Chinese reader's editions ---------------------------------------------------------------
@@ -445,11 +548,14 @@ def editions(site: Path, folder: Path) -> dict[str, nbformat.NotebookNode]:
             for p in sorted((folder / reader_edition.FOLDER).glob("*.ipynb"))}
 
 
-def test_the_chinese_reader_editions_carry_no_english_markdown_cell(site: Path) -> None:
-    english, chinese = editions(site, site), editions(site, site / CHINESE)
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_chinese_reader_editions_carry_no_english_markdown_cell(site: Path,
+                                                                    language: str) -> None:
+    english, chinese = editions(site, site), editions(site, site / language)
     assert english.keys() == chinese.keys() and len(chinese) == 7
+    catalogs = languages.catalogs_of(language)
     for name, edition in chinese.items():
-        with (translations.CATALOGS / "book/chapters" / name).with_suffix(".po").open("rb") as f:
+        with (catalogs / "book/chapters" / name).with_suffix(".po").open("rb") as f:
             prose = [" ".join(m.id.split()) for m in read_po(f)
                      if m.id and translations.needs_chinese(m.id) and len(m.id.split()) > 2]
         pairs = list(zip(english[name].cells, edition.cells, strict=True))
@@ -473,25 +579,29 @@ def test_the_chinese_reader_editions_carry_no_english_markdown_cell(site: Path) 
             assert reader_edition.myst_left(cell.source) == [], (name, text[:80])
             links = re.findall(r"\]\((https://[^)]+)\)", cell.source)
             site_url = reader_edition.site_url("https://github.com/miniautograd/autograd-book")
-            assert all(not u.startswith(site_url) or u.startswith(f"{site_url}{CHINESE}/")
+            assert all(not u.startswith(site_url) or u.startswith(f"{site_url}{language}/")
                        for u in links), (name, links)
 
 
-def test_the_chinese_site_serves_its_editions_and_their_zip(site: Path) -> None:
-    folder = site / CHINESE / reader_edition.FOLDER
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_chinese_site_serves_its_editions_and_their_zip(site: Path, language: str) -> None:
+    folder = site / language / reader_edition.FOLDER
     with zipfile.ZipFile(folder / reader_edition.ZIP_NAME) as archive:
         names = sorted(archive.namelist())
         assert names == sorted(p.name for p in folder.glob("*.ipynb"))
         for name in names:
             assert archive.read(name) == (folder / name).read_bytes(), name
-    page = (site / CHINESE / "book/chapters/01_what_autograd_does.html").read_text("utf-8")
+    page = (site / language / "book/chapters/01_what_autograd_does.html").read_text("utf-8")
     soup = BeautifulSoup(page, "html.parser")
     links = {a.get_text(): a["href"] for a in soup.select("a.chapter-run-link")}
-    assert links["下载 notebook"] == "../../notebooks/01_what_autograd_does.ipynb"
-    assert links["在 Colab 中打开"].endswith("/blob/notebooks/zh_CN/01_what_autograd_does.ipynb")
+    words = languages.words_of(language)
+    assert links[words["Download notebook"]] == "../../notebooks/01_what_autograd_does.ipynb"
+    assert links[words["Open in Colab"]].endswith(
+        f"/blob/notebooks/{language}/01_what_autograd_does.ipynb")
 
 
 @pytest.mark.parametrize("markdown", ["*选读：主线和练习都不需要它。*",
+                                      "*選讀：主線和練習都不需要它。*",
                                       "*A side road: not needed.*"])
 def test_a_side_roads_mark_opens_a_fold_in_either_language(markdown: str) -> None:
     assert reader_edition.fold_split(f"## 标题\n\n{markdown}\n\n正文。") is not None

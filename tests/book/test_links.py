@@ -16,33 +16,40 @@ LINKING = {("a", "href"), ("link", "href"), ("script", "src"), ("img", "src"),
 
 
 @cache
-def anchors(page: Path) -> frozenset[str]:
-    """The ids (and legacy `<a name>`s) a fragment can point at in `page`."""
+def _parse(page: Path) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A page's anchors and its links' addresses, read once: each page of the three editions is
+    both linked from others and a page whose links are checked."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     ids = {tag["id"] for tag in soup.find_all(id=True)}
-    return frozenset(ids | {tag["name"] for tag in soup.find_all("a", attrs={"name": True})})
+    names = {tag["name"] for tag in soup.find_all("a", attrs={"name": True})}
+    links = tuple(tag[attribute] for tag in soup.find_all(True)
+                  for attribute in (a for t, a in LINKING if t == tag.name and tag.has_attr(a)))
+    return frozenset(ids | names), links
+
+
+def anchors(page: Path) -> frozenset[str]:
+    """The ids (and legacy `<a name>`s) a fragment can point at in `page`."""
+    return _parse(page)[0]
 
 
 def broken_links(page: Path, site: Path) -> list[str]:
     """Each internal link of `page` whose target file or fragment does not exist."""
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     broken = []
-    for tag in soup.find_all(True):
-        for attribute in (a for t, a in LINKING if t == tag.name and tag.has_attr(a)):
-            url = urlsplit(tag[attribute])
-            if url.scheme or url.netloc:
-                continue  # another host, mailto:, data:, javascript: - not ours to resolve
-            path = unquote(url.path)
-            if path:
-                target = Path(posixpath.normpath(posixpath.join(page.parent.as_posix(), path)))
-                if path.endswith("/") or target.is_dir():
-                    target = target / "index.html"
-            else:
-                target = page
-            if not target.is_relative_to(site) or not target.is_file():
-                broken.append(f"{tag[attribute]}: no file {target}")
-            elif url.fragment and unquote(url.fragment) not in anchors(target):
-                broken.append(f"{tag[attribute]}: no #{url.fragment} in {target.name}")
+    for link in _parse(page)[1]:
+        url = urlsplit(link)
+        if url.scheme or url.netloc:
+            continue  # another host, mailto:, data:, javascript: - not ours to resolve
+        path = unquote(url.path)
+        if path:
+            target = Path(posixpath.normpath(posixpath.join(page.parent.as_posix(), path)))
+            if path.endswith("/") or target.is_dir():
+                target = target / "index.html"
+        else:
+            target = page
+        if not target.is_relative_to(site) or not target.is_file():
+            broken.append(f"{link}: no file {target}")
+        elif url.fragment and unquote(url.fragment) not in anchors(target):
+            broken.append(f"{link}: no #{url.fragment} in {target.name}")
     return broken
 
 

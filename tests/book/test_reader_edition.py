@@ -342,7 +342,7 @@ def notebook_anchors(edition: nbformat.NotebookNode) -> set[str]:
             for m in re.findall(r'<a id="([^"]+)"', c.source)}
 
 
-@pytest.mark.parametrize("language", ["", "zh_CN"])
+@pytest.mark.parametrize("language", ["", "zh_CN", "zh_TW"])
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
 def test_links_within_the_editions_reach_their_anchor(site: Path, chapter: Path,
                                                       language: str) -> None:
