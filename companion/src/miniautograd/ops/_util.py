@@ -47,9 +47,9 @@ def on_arrays(*tensors: Tensor) -> bool:
 
     Speed: each tensor operation a formula saves is an op call, a node and a Tensor; where
     a formula takes this path (``Mm``/``Addmm``, ``Pow``, ``Relu``, ``MseLoss``, ``T``, a full
-    ``sum``'s), its readable
-    form on tensors stays beside it, and tests/engine/test_fast_paths.py checks that both give
-    the same gradients bit for bit (with and without ``create_graph``)."""
+    ``sum``'s), its readable form on tensors stays beside it, and
+    tests/engine/test_fast_paths.py checks that both give the same gradients bit for bit (with
+    and without ``create_graph``)."""
     if STATE.enabled:
         return False
     dtype = tensors[0]._data.dtype
