@@ -113,6 +113,7 @@ def is_chinese(app: Sphinx) -> bool:
     return language(app) in CHINESE_EDITIONS
 
 
+@functools.cache  # the same captions and words come back on every page
 def chinese(edition: str, words: str) -> str:
     """The Simplified `words` in the Chinese `edition`'s characters and terms."""
     return traditional.convert(words, markup=False) if edition == TRADITIONAL else words
@@ -254,26 +255,20 @@ def stepper_caption(caption: str) -> str | None:
 
 def _escaped_caption(escaped: str, edition: str = CHINESE) -> str:
     words = stepper_caption(html.unescape(escaped))
-    return escaped if words is None else html.escape(_chinese(edition, words))
-
-
-@functools.cache
-def _chinese(edition: str, words: str) -> str:
-    """`chinese`, remembered: the same captions and words come back on every page."""
-    return chinese(edition, words)
+    return escaped if words is None else html.escape(chinese(edition, words))
 
 
 def chinese_interface(page: str, edition: str = CHINESE) -> str:
     """A Chinese page's rendered content with the English interface words above in Chinese
     (in the Traditional edition's words where `edition` is it)."""
     page = CHINESE_MARKUP_PATTERN.sub(
-        lambda m: _chinese(edition, CHINESE_MARKUP[m.group(0)]), page)
+        lambda m: chinese(edition, CHINESE_MARKUP[m.group(0)]), page)
 
     def cross_check(match: re.Match[str]) -> str:
         report = match.group(0)
         for english, words in CROSS_CHECK_WORDS.items():
-            report = report.replace(english, _chinese(edition, words))
-        return GRAD_INPUT.sub(_chinese(edition, r"<td>输入 \1 的梯度</td>"), report)
+            report = report.replace(english, chinese(edition, words))
+        return GRAD_INPUT.sub(chinese(edition, r"<td>输入 \1 的梯度</td>"), report)
 
     page = CROSS_CHECK.sub(cross_check, page)
     if "mag-stepper" in page:
@@ -282,7 +277,7 @@ def chinese_interface(page: str, edition: str = CHINESE) -> str:
         page = FILMSTRIP.sub(lambda m: m[1] + LISTING_LINE.sub(
             lambda line: line[1] + _escaped_caption(line[2], edition), m[2]) + m[3], page)
         page = TOO_MANY.sub(
-            _chinese(edition, r"<p>共 \1 步，太多，无法逐一绘制；以下是文字列表：</p>"), page)
+            chinese(edition, r"<p>共 \1 步，太多，无法逐一绘制；以下是文字列表：</p>"), page)
     return page
 
 

@@ -41,7 +41,6 @@ messages Sphinx translates the page with, and links that lead to the Chinese pag
 from __future__ import annotations
 
 import copy
-import functools
 import re
 import zipfile
 from collections.abc import Callable
@@ -53,7 +52,6 @@ from typing import Any
 import code_comments
 import languages
 import nbformat
-from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -252,12 +250,6 @@ FENCED_CODE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?!.*\{).*?^(?P=fence)[ \t]*$"
                          re.MULTILINE | re.DOTALL)
 
 
-def catalog(path: Path) -> dict[str, str]:
-    """A catalog's translated messages (msgid to msgstr), as Sphinx uses them: none fuzzy."""
-    with path.open("rb") as handle:
-        return {m.id: m.string for m in read_po(handle) if m.id and m.string and not m.fuzzy}
-
-
 def translate_markdown(markdown: str, messages: dict[str, str]) -> str:
     """`markdown` (MyST) with each of its messages replaced by its translation. Sphinx's
     message is a block's source with its lines joined by single spaces, so each is looked for
@@ -426,7 +418,7 @@ def write_editions(app: Sphinx, exception: Exception | None) -> None:
         messages = None
         if language != languages.ENGLISH:
             locale = Path(app.srcdir) / app.config.locale_dirs[0] / language / "LC_MESSAGES"
-            messages = catalog(locale / f"{docname}.po")
+            messages = languages.catalog(locale / f"{docname}.po")
         edition = reader_edition(nbformat.read(source, as_version=4), docname, resolve, url,
                                  messages, languages.text(app, "Solution"),
                                  languages.text(app, SOLUTION_HOW), comment_catalog(app))
@@ -446,12 +438,7 @@ def comment_catalog(app: Sphinx) -> dict[str, str] | None:
     if language == languages.ENGLISH:
         return None
     locale = Path(app.srcdir) / app.config.locale_dirs[0]
-    return _comments(code_comments.catalog_path(locale, language))
-
-
-@functools.lru_cache
-def _comments(path: Path) -> dict[str, str]:
-    return catalog(path)  # read once a build, not once a cell
+    return languages.catalog(code_comments.catalog_path(locale, language))  # read once
 
 
 def _translate_comments(app: Sphinx, cell: nodes.container) -> None:
