@@ -20,7 +20,8 @@ adds what neither Sphinx nor the themes do:
   tables (miniautograd writes both into the notebooks' outputs, which the two editions share);
   the sidebar's captions (the toctree's, which Sphinx does not translate when the toctree is
   hidden) from the root page's catalog; and every figure's alt text, from the interface
-  catalog (book/locale/zh_CN/LC_MESSAGES/sphinx.po), a missing one being a build warning;
+  catalog (book/locale/zh_CN/LC_MESSAGES/sphinx.po), a missing one being a build warning; and
+  the copy button's words on the Traditional site (sphinx-copybutton's script has zh-CN's only);
 - Chinese search that knows the book's terms: Sphinx splits Chinese text into words with
   jieba, which cuts 反向传播 into 反向 and 传播, while the search page looks a query up
   whole. The terms of book/locale/zh_CN/terms.md (converted, on the Traditional site) become
@@ -378,6 +379,29 @@ def _traditional_table(app: Sphinx, exception: Exception | None) -> None:
         f'var CHARACTER_PAIRS = "{pairs}";\n', encoding="utf-8")
 
 
+# sphinx-copybutton's words, in its script (a dict by the page's lang), which has zh-CN's only.
+COPY_BUTTON_WORDS = {"copy": "复制", "copy_to_clipboard": "复制到剪贴板",
+                     "copy_success": "复制成功！", "copy_failure": "复制失败"}
+COPY_BUTTON_MESSAGES = "const messages = {\n"
+
+
+def _copy_button_words(app: Sphinx, exception: Exception | None) -> None:
+    """The Traditional edition's words for the copy button (zh-TW would fall back to English)."""
+    if exception is not None or app.builder.format != "html" or language(app) != TRADITIONAL:
+        return
+    script = Path(app.outdir) / "_static" / "copybutton.js"
+    source = script.read_text(encoding="utf-8") if script.is_file() else ""
+    if COPY_BUTTON_MESSAGES not in source:
+        logger.warning("the copy button's words: %s has no %r to add zh-TW's to", script,
+                       COPY_BUTTON_MESSAGES.strip())
+        return
+    words = "".join(f"    '{key}': '{chinese(TRADITIONAL, value)}',\n"
+                    for key, value in COPY_BUTTON_WORDS.items())
+    script.write_text(source.replace(
+        COPY_BUTTON_MESSAGES, f"{COPY_BUTTON_MESSAGES}  'zh-TW': {{\n{words}  }},\n", 1),
+        encoding="utf-8")
+
+
 def _search_page_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                         doctree: Any) -> None:
     if pagename == "search" and is_chinese(app):
@@ -434,6 +458,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", _filters)
     app.connect("html-page-context", _search_page_script)
     app.connect("build-finished", _traditional_table)
+    app.connect("build-finished", _copy_button_words)
     app.connect("doctree-read", _toctree_captions)
     # After chapter_page.py has set the alt texts from the cells' metadata.
     app.connect("doctree-resolved", _alt_texts, priority=600)

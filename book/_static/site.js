@@ -58,14 +58,26 @@
       fold.open = true;
       opened = true;
     }
+    // A folded box (a dropdown admonition, which sphinx-togglebutton hides by a class): its
+    // title's button opens it, as a reader's click would.
+    for (var box = target && target.closest('.admonition.toggle-hidden'); box;
+         box = box.parentElement.closest('.admonition.toggle-hidden')) {
+      var button = box.querySelector(':scope > .admonition-title button.toggle-button');
+      if (button) {
+        button.click();
+        opened = true;
+      }
+    }
     if (opened) { target.scrollIntoView(); }
   }
   window.addEventListener('hashchange', openFoldsAroundTarget);
   if (location.hash) {
+    // After sphinx-togglebutton has folded the boxes, which it does when the DOM is loaded.
+    var openSoon = function () { setTimeout(openFoldsAroundTarget, 0); };
     if (document.readyState === 'loading') {
-      document.addEventListener('DOMContentLoaded', openFoldsAroundTarget);
+      document.addEventListener('DOMContentLoaded', openSoon);
     } else {
-      openFoldsAroundTarget();
+      openSoon();
     }
   }
 

@@ -628,23 +628,33 @@ def test_a_printed_chapter_is_light_with_every_fold_open_and_every_stepper_frame
     assert after == [mode, 0]  # as it was before printing
 
 
+# Are the folds around an element open (null: it is in none)? A side road is a <details>; a
+# box checking a common description is a dropdown admonition, folded by sphinx-togglebutton.
+FOLD_OPEN = """id => { const target = document.getElementById(id);
+  const road = target?.closest('details.section-fold');
+  const box = target?.closest('.admonition.dropdown');
+  if (!road && !box) { return null; }
+  return (!road || road.open) && (!box || !box.classList.contains('toggle-hidden')); }"""
+
+
 @pytest.mark.slow
-def test_a_link_into_a_folded_side_road_opens_it(browser: Browser, server: str) -> None:
-    """A claim checked inside a side road, reached from the appendix's table and by its own
-    address: the fold around it opens, and the claim is on screen."""
+@pytest.mark.parametrize("anchor", ["ch1-claim-set-to-none", "ch1-claim-nodes-are-functions"])
+def test_a_link_into_a_fold_opens_it(browser: Browser, server: str, anchor: str) -> None:
+    """A claim checked inside a side road or a folded box, reached from the appendix's table
+    and by its own address: the fold around it opens, and the claim is on screen."""
     ctx = context(browser, PHONE, "light")
     page = ctx.new_page()
     chapter = f"{server}/book/chapters/01_what_autograd_does.html"
-    fold_of = "id => document.getElementById(id)?.closest('details.section-fold')"
     page.goto(chapter, wait_until="networkidle")
-    closed = page.evaluate(f"() => ({fold_of})('ch1-claim-set-to-none')?.open === false")
+    page.wait_for_function("() => document.querySelector('button.toggle-button')")
+    closed = page.evaluate(f"() => ({FOLD_OPEN})('{anchor}') === false")
     page.goto(f"{server}/book/appendix/common_claims.html", wait_until="networkidle")
-    page.click("a[href$='#ch1-claim-set-to-none']")
-    page.wait_for_url("**/01_what_autograd_does.html#ch1-claim-set-to-none")
-    page.wait_for_function(f"() => ({fold_of})('ch1-claim-set-to-none')?.open")
-    on_screen = page.evaluate("""() => { const r = document.getElementById(
-      'ch1-claim-set-to-none').getBoundingClientRect(); return r.height > 0 && r.top >= 0
-      && r.top < innerHeight; }""")
+    page.click(f"a[href$='#{anchor}']")
+    page.wait_for_url(f"**/01_what_autograd_does.html#{anchor}")
+    page.wait_for_function(f"() => ({FOLD_OPEN})('{anchor}')")
+    on_screen = page.evaluate(f"""() => {{ const r = document.getElementById(
+      '{anchor}').getBoundingClientRect(); return r.height > 0 && r.top >= 0
+      && r.top < innerHeight; }}""")
     ctx.close()
     assert closed and on_screen
 

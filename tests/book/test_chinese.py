@@ -268,7 +268,7 @@ def test_each_row_of_the_table_of_terms_is_what_opencc_does_and_is_used() -> Non
     """The table records what s2twp gives for each Simplified text (a new OpenCC shows here),
     each row changes that, and each Simplified text is in a catalog (no row for nothing)."""
     rows = traditional.rules()
-    assert 30 <= len(rows) <= 100, len(rows)
+    assert 30 <= len(rows) <= 150, len(rows)
     text = "".join(path.read_text(encoding="utf-8") for path in traditional.sources())
     for row in rows:
         assert traditional.s2twp(row.simplified) == row.s2twp, row
@@ -483,6 +483,56 @@ def test_no_english_interface_word_on_any_chinese_page(site: Path, edition: str)
                 left.setdefault(f"alt without Chinese: {text[:60]!r}", set()).add(page.name)
     assert left == {}, "\n".join(f"{k} on {len(v)} page(s), e.g. {sorted(v)[0]}"
                                   for k, v in sorted(left.items()))
+
+
+@functools.cache
+def simplified_only_characters() -> set[str]:
+    """Characters that only Simplified text uses: OpenCC's STCharacters table maps each to
+    Traditional characters other than itself, and Taiwan's conversion changes it (页 -> 頁; not
+    才, whose choices are 才 and 纔, nor 峰, which Taiwan writes so)."""
+    from importlib import resources
+
+    table = resources.files("opencc") / "dictionary" / "STCharacters.txt"
+    found = set()
+    for line in table.read_text(encoding="utf-8").splitlines():
+        character, _, choices = line.partition("\t")
+        if (len(character) == 1 and character not in choices.split()
+                and traditional.s2twp(character) != character):  # 峰 stays 峰 in Taiwan
+            found.add(character)
+    return found
+
+
+def test_no_simplified_character_on_any_traditional_page(site: Path) -> None:
+    """The Traditional pages' interface (a theme's template words come from its catalog, which
+    may have them in Simplified characters only) and prose: no Simplified-only character, but
+    in the language switch, which names the Simplified edition in its own script."""
+    simplified = simplified_only_characters()
+    left: dict[str, set[str]] = {}
+    pages = [p for p in site_pages(site / languages.FOLDERS[TRADITIONAL]) if themed(p)]
+    assert len(pages) >= 10, pages
+    for page in pages:
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for switch_link in soup.select(".language-switch"):
+            switch_link.decompose()
+        for where, text in interface_texts(soup):
+            if found := sorted(set(text) & simplified):
+                left.setdefault(f"{where}: {''.join(found)} in {text[:40]!r}", set()).add(
+                    page.name)
+    assert left == {}, "\n".join(f"{k} on {len(v)} page(s), e.g. {sorted(v)[0]}"
+                                  for k, v in sorted(left.items()))
+
+
+def test_the_copy_button_speaks_each_chinese_edition(site: Path) -> None:
+    """sphinx-copybutton's words come in its script, with zh-CN only: the Traditional build
+    adds zh-TW's, in Traditional characters."""
+    for edition, lang in ((CHINESE, "zh-CN"), (TRADITIONAL, "zh-TW")):
+        script = (site / languages.FOLDERS[edition] / "_static" / "copybutton.js").read_text(
+            encoding="utf-8")
+        words = re.search(rf"'{lang}'\s*:\s*\{{(.*?)\}}", script, re.DOTALL)
+        assert words, f"{edition}: copybutton.js has no words for {lang}"
+        assert "'copy_to_clipboard'" in words[1] and CJK.search(words[1]), words[1]
+        if edition == TRADITIONAL:
+            assert traditional.is_traditional(re.sub(r"[^\u4e00-\u9fff]", "", words[1])), words[1]
 
 
 def test_the_language_switch_leads_to_the_same_page_and_back_from_every_page(
