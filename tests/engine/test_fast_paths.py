@@ -425,6 +425,33 @@ def test_logsumexp_peak_by_the_max_method_is_np_max_with_initial():
     assert empty.tolist() == [float("-inf")] * 3
 
 
+def _logsumexp_by_where(data: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    """logsumexp_of's plain path: the peak's infinities replaced by np.where, always."""
+    peak = np.max(data, axis=dims, keepdims=True, initial=-np.inf)
+    peak = np.where(np.isinf(peak), 0, peak)
+    with np.errstate(all="ignore"):
+        out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, dims)
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsumexp_peak_written_in_place_is_the_peak_np_where_gives(shape, dtype):
+    from miniautograd.ops.reduction import logsumexp_of
+
+    data = (np.random.default_rng(6).standard_normal(shape) * 30).astype(dtype)
+    if shape:
+        data.reshape(-1)[0] = np.inf
+        data[..., -1] = -np.inf
+    cases = [data, np.full(shape, -np.inf, dtype=dtype)]
+    for value in cases:
+        for dims in {tuple(range(len(shape))), tuple(range(len(shape)))[-1:]}:
+            for keepdim in (False, True):
+                fast = np.asarray(logsumexp_of(value, dims, keepdim))
+                plain = np.asarray(_logsumexp_by_where(value, dims, keepdim))
+                assert fast.tobytes() == plain.tobytes() and fast.dtype == plain.dtype
+
+
 def _t_and_sum_gradients(dtype, create_graph: bool) -> list:
     """Gradients through t() and a full sum, and the sum's gradient as a hook sees it (an
     expanded, read-only view)."""

@@ -228,8 +228,9 @@ class Categorical(Distribution):
                 self.logits = Tensor._make(data - logsumexp_of(data, (data.ndim - 1,), True))
             param = self.logits
         self._param = param
-        self._num_events = param.shape[-1]
-        batch_shape = param.shape[:-1] if param.dim() > 1 else ()
+        shape = param._data.shape  # the array's (param.shape would make a Size for each use)
+        self._num_events = shape[-1]
+        batch_shape = shape[:-1] if len(shape) > 1 else ()
         super().__init__(batch_shape, validate_args=validate_args)
 
     @_lazy_property
