@@ -370,6 +370,40 @@ def test_categorical_records_when_its_logits_require_grad():
     assert dist.probs.grad_fn.name() == "SoftmaxBackward0"
 
 
+def test_real_vector_holds_exactly_where_its_check_holds_everywhere():
+    from miniautograd.distributions import _real_vector
+
+    constraint = _real_vector()
+    cases = [np.zeros((0, 3)), np.array([1.0, -np.inf, np.inf]), np.array([[1.0, np.nan]]),
+             np.array([[np.inf, -np.inf], [2.0, 3.0]], dtype=np.float32), np.arange(6),
+             np.array([True, False]), np.full((2, 2, 2), np.nan)]
+    for value in cases:
+        assert constraint.holds(value) is bool(constraint.check(value).all())
+    with pytest.raises(ValueError, match="IndependentConstraint"):
+        mini.distributions.Categorical(logits=mini.tensor([[0.0, float("nan")]]))
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "enable_grad"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_categorical_probs_and_sample_agree_in_either_grad_mode(mode, requires_grad):
+    """The lazy probs opens enable_grad only where grad mode is off, and sample reads them
+    without a no_grad block: the same values, graph and draws either way."""
+    logits = mini.tensor([[0.5, -1.0, 2.0], [0.0, 0.0, -np.inf]], requires_grad=requires_grad)
+    seen = []
+    for context in (mini.no_grad, mini.enable_grad):
+        with context():
+            dist = mini.distributions.Categorical(logits=logits)
+        with getattr(mini, mode)():
+            mini.manual_seed(1)
+            samples = dist.sample((4,))
+            probs = dist.probs
+        seen.append((probs.detach().numpy().tobytes(), samples.numpy().tobytes(),
+                     probs.requires_grad, probs.grad_fn and probs.grad_fn.name()))
+        # logits normalised under no_grad record nothing, so neither do their probs
+        assert probs.requires_grad is (requires_grad and context is mini.enable_grad)
+    assert seen[0][:2] == seen[1][:2]
+
+
 @pytest.mark.parametrize("ndim", [1, 2, 3])
 def test_one_axis_in_range_is_normalised_as_by_the_general_path(ndim):
     from miniautograd.ops.reduction import normalize_dims
@@ -389,6 +423,33 @@ def test_logsumexp_peak_by_the_max_method_is_np_max_with_initial():
         assert fast.tobytes() == general.tobytes()
     empty = mini.zeros(0, 3).logsumexp(dim=0)  # an empty axis: the initial -inf is needed
     assert empty.tolist() == [float("-inf")] * 3
+
+
+def _logsumexp_by_where(data: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    """logsumexp_of's plain path: the peak's infinities replaced by np.where, always."""
+    peak = np.max(data, axis=dims, keepdims=True, initial=-np.inf)
+    peak = np.where(np.isinf(peak), 0, peak)
+    with np.errstate(all="ignore"):
+        out = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, dims)
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsumexp_peak_written_in_place_is_the_peak_np_where_gives(shape, dtype):
+    from miniautograd.ops.reduction import logsumexp_of
+
+    data = (np.random.default_rng(6).standard_normal(shape) * 30).astype(dtype)
+    if shape:
+        data.reshape(-1)[0] = np.inf
+        data[..., -1] = -np.inf
+    cases = [data, np.full(shape, -np.inf, dtype=dtype)]
+    for value in cases:
+        for dims in {tuple(range(len(shape))), tuple(range(len(shape)))[-1:]}:
+            for keepdim in (False, True):
+                fast = np.asarray(logsumexp_of(value, dims, keepdim))
+                plain = np.asarray(_logsumexp_by_where(value, dims, keepdim))
+                assert fast.tobytes() == plain.tobytes() and fast.dtype == plain.dtype
 
 
 def _t_and_sum_gradients(dtype, create_graph: bool) -> list:

@@ -26,7 +26,7 @@ from . import _backend, _random
 from ._creation import arange, full
 from ._dtype import finfo
 from ._tensor import Size, Tensor
-from .autograd.grad_mode import STATE, enable_grad, no_grad
+from .autograd.grad_mode import STATE, enable_grad
 from .ops.nn_ops import softmax_of
 from .ops.reduction import logsumexp_of
 
@@ -54,8 +54,11 @@ class _lazy_property:  # noqa: N801 - a decorator, named like torch's
     def __get__(self, instance: Any, owner: type) -> Any:
         if instance is None:
             return self
-        with enable_grad():
+        if STATE.enabled:  # Speed: already on, no context to open (a policy's sample: ~1 us)
             value = self.wrapped(instance)
+        else:
+            with enable_grad():
+                value = self.wrapped(instance)
         instance.__dict__[self.name] = value
         return value
 
@@ -63,15 +66,26 @@ class _lazy_property:  # noqa: N801 - a decorator, named like torch's
 class _Constraint:
     """What a parameter or a value must satisfy, printed as torch prints its constraint."""
 
-    def __init__(self, text: str, check: Callable[[np.ndarray], np.ndarray]) -> None:
+    def __init__(self, text: str, check: Callable[[np.ndarray], np.ndarray],
+                 holds: Callable[[np.ndarray], bool] | None = None) -> None:
         self.text, self.check = text, check
+        if holds is not None:
+            self.holds = holds
+
+    def holds(self, value: np.ndarray) -> bool:
+        """Whether every element of ``value`` satisfies the constraint."""
+        return bool(self.check(value).all())
 
     def __repr__(self) -> str:
         return self.text
 
 
 def _real_vector() -> _Constraint:
-    return _Constraint("IndependentConstraint(Real(), 1)", lambda v: (v == v).all(axis=-1))
+    # Speed: ``holds`` asks one question of the whole array (is any element NaN?) instead of
+    # check's two reductions; a policy's Categorical is validated at every step (~1 us of
+    # the REINFORCE benchmark's ~75 us action). test_fast_paths.py compares the two.
+    return _Constraint("IndependentConstraint(Real(), 1)", lambda v: (v == v).all(axis=-1),
+                       lambda v: not np.isnan(v).any())
 
 
 def _simplex() -> _Constraint:
@@ -113,7 +127,7 @@ class Distribution:
             if param not in self.__dict__:  # a lazy property not computed yet: nothing to check
                 continue
             value = self.__dict__[param]
-            if not constraint.check(value._numpy_view()).all():
+            if not constraint.holds(value._numpy_view()):
                 raise ValueError(
                     f"Expected parameter {param} ({type(value).__name__} of shape "
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
@@ -146,7 +160,7 @@ class Distribution:
                 f"{Size(expected)}."
             ) from None
         support = self.support
-        if not support.check(value._numpy_view()).all():
+        if not support.holds(value._numpy_view()):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
                 f"to be within the support ({support!r}) of the distribution {self!r}, but found "
@@ -214,8 +228,9 @@ class Categorical(Distribution):
                 self.logits = Tensor._make(data - logsumexp_of(data, (data.ndim - 1,), True))
             param = self.logits
         self._param = param
-        self._num_events = param.shape[-1]
-        batch_shape = param.shape[:-1] if param.dim() > 1 else ()
+        shape = param._data.shape  # the array's (param.shape would make a Size for each use)
+        self._num_events = shape[-1]
+        batch_shape = shape[:-1] if len(shape) > 1 else ()
         super().__init__(batch_shape, validate_args=validate_args)
 
     @_lazy_property
@@ -259,8 +274,9 @@ class Categorical(Distribution):
         either): a policy samples once per time step, so this is the agent's hot path.
         """
         shape = _as_size(sample_shape)
-        with no_grad():
-            probs_2d = self.probs._numpy_view().reshape(-1, self._num_events)
+        # No no_grad() needed: probs is computed under enable_grad (_lazy_property) in any
+        # mode, and the array's reshape records nothing.
+        probs_2d = self.probs._numpy_view().reshape(-1, self._num_events)
         samples_2d = _random.multinomial(probs_2d, shape.numel(), True).T
         samples = Tensor._make(samples_2d.reshape(self._extended_shape(shape)))
         if _backend.is_cuda_array(self._param._data):
