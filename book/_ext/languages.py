@@ -80,8 +80,8 @@ WORDS = {
         "range word some error messages differently and may print warnings this page does not "
         "show.":
             "输出由 PyTorch {torch} 与 miniautograd {mini} 生成。本章可在 PyTorch {oldest}"
-            "（Colab 预装的版本）至 {newest} 上运行，两端均经测试；该范围内的其他版本部分报错措辞"
-            "不同，也可能打印本页未显示的警告。",
+            "（Colab 预先安装的版本）至 {newest} 上运行，两端均经测试；该范围内的其他版本中部分"
+            "错误信息的措辞不同，也可能打印本页未显示的警告。",
         "Open the full-size image": "打开原尺寸图片",
         "Show the solution": "显示参考答案",
         "Hide the solution": "隐藏参考答案",

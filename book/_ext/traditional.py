@@ -66,7 +66,10 @@ LEFT_DOUBLE, RIGHT_DOUBLE, LEFT_SINGLE, RIGHT_SINGLE = "\u201c", "\u201d", "\u20
 OPENING = f"{LEFT_DOUBLE}「{LEFT_SINGLE}『"
 CLOSING = f"{RIGHT_DOUBLE}」{RIGHT_SINGLE}』"
 QUOTED = re.compile(f"(?<=[{OPENING}《])[^{OPENING}{CLOSING}《》]+(?=[{CLOSING}》])")
-ROW = re.compile(r"^\| (?P<simplified>[^|\s]+) \| (?P<s2twp>[^|\s]+) \| (?P<taiwan>[^|\s]+) \| "
+# A row of the table: three cells of text (a space inside, as in "C++ 扩展", is part of it), and
+# the reason. A line of the table that is not a row is an error (rules), not a row ignored.
+CELL = r"[^|\s](?:[^|]*[^|\s])?"
+ROW = re.compile(rf"^\| (?P<simplified>{CELL}) \| (?P<s2twp>{CELL}) \| (?P<taiwan>{CELL}) \| "
                  r"(?P<reason>[^|]+) \|$", re.MULTILINE)
 
 
@@ -94,9 +97,15 @@ class Rule:
 
 @functools.cache
 def rules(table: Path = TABLE) -> tuple[Rule, ...]:
-    return tuple(Rule(m["simplified"], m["s2twp"], m["taiwan"], m["reason"].strip())
-                 for m in ROW.finditer(table.read_text(encoding="utf-8"))
-                 if m["simplified"] != "---" and m["simplified"] != "简体")
+    found = []
+    for line in table.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            continue
+        if (m := ROW.fullmatch(line)) is None:
+            raise ValueError(f"{table.name}: not a row of four cells: {line}")
+        if m["simplified"] not in ("---", "简体"):
+            found.append(Rule(m["simplified"], m["s2twp"], m["taiwan"], m["reason"].strip()))
+    return tuple(found)
 
 
 @functools.cache

@@ -264,6 +264,21 @@ def test_conversion_keeps_code_markup_links_math_and_traditional_quotations() ->
     assert "引數" in traditional.s2twp("計算期望梯度，更新策略參數")
 
 
+def test_a_line_of_the_table_of_terms_that_is_not_a_row_is_an_error(tmp_path: Path) -> None:
+    """A cell may hold a space ("C++ 扩展"); a line of three cells is an error, not a row
+    dropped in silence (as rows with a space once were)."""
+    table = tmp_path / "conversion.md"
+    header = "| 简体 | s2twp | 臺灣 | reason |\n| --- | --- | --- | --- |\n"
+    table.write_text(header + "| C++ 扩展 | C++ 擴充套件 | C++ 擴充 | a C++ extension |\n",
+                     encoding="utf-8")
+    assert [(r.simplified, r.taiwan) for r in traditional.rules(table)] == [
+        ("C++ 扩展", "C++ 擴充")]
+    broken = tmp_path / "broken.md"
+    broken.write_text(header + "| 偏置 | 偏差 | a bias |\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a row"):
+        traditional.rules(broken)
+
+
 def test_each_row_of_the_table_of_terms_is_what_opencc_does_and_is_used() -> None:
     """The table records what s2twp gives for each Simplified text (a new OpenCC shows here),
     each row changes that, and each Simplified text is in a catalog (no row for nothing)."""
