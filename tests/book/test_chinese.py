@@ -456,7 +456,7 @@ def test_every_english_page_has_its_chinese_page_in_chinese(site: Path, edition:
 # and the cross-check tables of miniautograd.testing. Code, code outputs and drawings' node
 # labels are not interface; neither are proper names (PyTorch, Colab, AccumulateGrad).
 ENGLISH_INTERFACE = (
-    "Chapters", "Appendix", "Toggle hidden content", "Main", "Page", "authors",
+    "Chapters", "Appendix", "Toggle hidden content", "Main", "Page", "authors", "Copyright",
     "backward pass, step by step", "previous step", "next step", "prev", "next", "step",
     "Before backward", "seed gradient", "goes to", "runs", "gets", "sends", "is now",
     "steps are too many", "the listing",
