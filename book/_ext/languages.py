@@ -379,9 +379,10 @@ def _traditional_table(app: Sphinx, exception: Exception | None) -> None:
         f'var CHARACTER_PAIRS = "{pairs}";\n', encoding="utf-8")
 
 
-# sphinx-copybutton's words, in its script (a dict by the page's lang), which has zh-CN's only.
+# sphinx-copybutton's words, in its script (a dict by the page's lang), which has zh-CN's only
+# (the full-width exclamation mark as an escape).
 COPY_BUTTON_WORDS = {"copy": "复制", "copy_to_clipboard": "复制到剪贴板",
-                     "copy_success": "复制成功！", "copy_failure": "复制失败"}
+                     "copy_success": "复制成功\uff01", "copy_failure": "复制失败"}
 COPY_BUTTON_MESSAGES = "const messages = {\n"
 
 
