@@ -338,11 +338,9 @@ def index_words(outdir: Path) -> set[str]:
     return set(index["terms"]) | set(index["titleterms"])
 
 
-def traditional_to_simplified(characters: set[str],
-                              table: str = "TSCharacters.txt") -> dict[str, str]:
-    """OpenCC's Traditional -> Simplified character table, for the Simplified `characters`
-    only (a Traditional character with several Simplified ones takes OpenCC's first); with
-    `table` STCharacters.txt, Simplified -> Traditional for the Traditional `characters`."""
+def opencc_characters(table: str) -> dict[str, list[str]]:
+    """One of OpenCC's character tables (TSCharacters.txt, STCharacters.txt): each single
+    character and the characters it may become, OpenCC's first choice first."""
     from importlib import resources
 
     try:
@@ -351,14 +349,25 @@ def traditional_to_simplified(characters: set[str],
     except (ModuleNotFoundError, FileNotFoundError) as error:
         raise RuntimeError("the Chinese search needs OpenCC's tables: pip install -r "
                            "requirements.txt (opencc-python-reimplemented)") from error
-    table = {}
+    found = {}
     for line in lines:
-        traditional, _, choices = line.partition("\t")
-        first = (choices.split() or [""])[0]
-        if len(traditional) == 1 and len(first) == 1 and first != traditional \
-                and first in characters:
-            table[traditional] = first
-    return table
+        character, _, choices = line.partition("\t")
+        if len(character) == 1:
+            found[character] = choices.split()
+    return found
+
+
+def traditional_to_simplified(characters: set[str],
+                              table: str = "TSCharacters.txt") -> dict[str, str]:
+    """OpenCC's Traditional -> Simplified character table, for the Simplified `characters`
+    only (a Traditional character with several Simplified ones takes OpenCC's first); with
+    `table` STCharacters.txt, Simplified -> Traditional for the Traditional `characters`."""
+    pairs = {}
+    for character, choices in opencc_characters(table).items():
+        first = (choices or [""])[0]
+        if len(first) == 1 and first != character and first in characters:
+            pairs[character] = first
+    return pairs
 
 
 def _traditional_table(app: Sphinx, exception: Exception | None) -> None:

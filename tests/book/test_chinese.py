@@ -505,16 +505,9 @@ def simplified_only_characters() -> set[str]:
     """Characters that only Simplified text uses: OpenCC's STCharacters table maps each to
     Traditional characters other than itself, and Taiwan's conversion changes it (页 -> 頁; not
     才, whose choices are 才 and 纔, nor 峰, which Taiwan writes so)."""
-    from importlib import resources
-
-    table = resources.files("opencc") / "dictionary" / "STCharacters.txt"
-    found = set()
-    for line in table.read_text(encoding="utf-8").splitlines():
-        character, _, choices = line.partition("\t")
-        if (len(character) == 1 and character not in choices.split()
-                and traditional.s2twp(character) != character):  # 峰 stays 峰 in Taiwan
-            found.add(character)
-    return found
+    return {character for character, choices in languages.opencc_characters(
+        "STCharacters.txt").items() if character not in choices
+        and traditional.s2twp(character) != character}  # 峰 stays 峰 in Taiwan
 
 
 def test_no_simplified_character_on_any_traditional_page(site: Path) -> None:
