@@ -397,7 +397,8 @@ def test_the_site_labels_every_solution_and_folds_it(site: Path) -> None:
 
 def test_the_site_folds_side_roads_and_parity_runs(site: Path) -> None:
     """Each section opened by a mark folds on the site below its heading and mark, with the
-    section's cells inside the fold; each parity cell folds whole, under its own label."""
+    section's cells inside the fold (a section of prose alone, its paragraphs); each parity
+    cell folds whole, under its own label."""
     marks = parities = 0
     for chapter in CHAPTERS:
         source = nbformat.read(chapter, as_version=4)
@@ -409,7 +410,7 @@ def test_the_site_folds_side_roads_and_parity_runs(site: Path) -> None:
         shown = [f.select_one("summary .fold-show").get_text() for f in folds]
         assert shown == [reader_edition.FOLD_PROMPTS[k][0] for k in expected], chapter.name
         for fold in folds:
-            assert not fold.has_attr("open") and fold.select("div.cell"), chapter.name
+            assert not fold.has_attr("open") and fold.select("div.cell, p, li"), chapter.name
             mark = fold.find_previous_sibling("p")
             assert reader_edition.FOLD_MARK.match(f"*{mark.get_text()}*"), chapter.name
             assert fold.parent.name == "section" and fold.parent.find(["h2", "h3"]), chapter.name
