@@ -10,8 +10,13 @@
 #     x86-64 CPU; it stands in for the other vendor's MKL kernels.
 # OpenBLAS (NumPy's matrix products) picks its kernel by CPU; OPENBLAS_CORETYPE is deliberately
 # left alone: some machines set it for correctness.
+# TorchInductor (torch.compile) keeps the code it compiles on disk, under a key that leaves out
+# ATen's CPU capability: code compiled by the first run and loaded under ATEN_CPU_CAPABILITY=avx2
+# computed wrong values (half of a million float32 results came out 0; with the caches off, or a
+# cache of its own, they are right). So this run gets a cache of its own.
 set -euo pipefail
 echo "export MKL_CBWR=COMPATIBLE"
+echo "export TORCHINDUCTOR_CACHE_DIR=${TMPDIR:-/tmp}/torchinductor-other-cpu-$(id -u)"
 if grep -qw avx512f /proc/cpuinfo; then
   echo "export ATEN_CPU_CAPABILITY=avx2"
   echo "export MKL_ENABLE_INSTRUCTIONS=AVX2"
