@@ -220,6 +220,23 @@ def test_mark_dirty():
     same_on_both(program)
 
 
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_mark_dirty_under_no_grad(requires_grad):
+    """Nothing is recorded, yet the dirty input counts one more write, and one that requires
+    grad comes back as a new tensor that shares its memory and does not (torch's rule); one
+    that does not require grad comes back as itself."""
+
+    def program(t):
+        add_one = functions(t)["AddOneInPlace"]
+        h = leaf(t) * 2 if requires_grad else t.zeros(3)
+        with t.no_grad():
+            out = add_one.apply(h)
+        return (out is h, out.requires_grad, out.grad_fn is None, h._version, out._version,
+                out, h)
+
+    same_on_both(program)
+
+
 def test_mark_dirty_on_a_leaf_that_requires_grad_raises():
     raises_like_torch(lambda t: functions(t)["AddOneInPlace"].apply(leaf(t)), "leaf Variable")
 

@@ -126,8 +126,9 @@ def set_history(ctx: BackwardFunction, inputs: tuple, result: Any,
     arrive against them), and unhook saved outputs from the node (``SavedTensor._as_output``).
     The output rules of a Function hold whether or not the operation is ``recorded``: an
     output marked dirty counts one more write on its version counter, and an input returned
-    as it is comes back as a new tensor; when recorded, outputs marked non-differentiable and
-    outputs that cannot require grad (integers, bools) get no ``grad_fn``."""
+    as it is comes back as a new tensor (a dirty one only when it requires grad and nothing
+    records); when recorded, outputs marked non-differentiable and outputs that cannot
+    require grad (integers, bools) get no ``grad_fn``."""
     outputs = result if isinstance(result, tuple) else (result,)
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
@@ -145,8 +146,8 @@ def set_history(ctx: BackwardFunction, inputs: tuple, result: Any,
                     "a leaf Variable that requires grad is being used in an in-place operation."
                 )
             out._vc[0] += 1  # torch counts marking dirty as a modification of its own
-        elif id(out) in input_ids:  # returned as is: a new tensor, as in torch
-            out = out._alias()
+        if id(out) in input_ids and (id(out) not in dirty or (not recorded and out._requires_grad)):
+            out = out._alias()  # an input returned as is: a new tensor, as in torch
             out._requires_grad, out.grad_fn = False, None
         connected.append(out)
         if not recorded:
