@@ -160,6 +160,20 @@ def _breakable_code(app: Sphinx, pagename: str, templatename: str, context: dict
         context["body"] = named_by_their_text(breakable_code(context["body"]))
 
 
+# A column whose every body cell holds at most this many characters (a verdict, a yes or no)
+# stays on one line on a wide screen: beside long columns, a browser would otherwise squeeze
+# it to one Chinese character a line.
+SHORT_CELL = 12
+
+
+def short_columns(rows: list[list[nodes.entry]]) -> list[int]:
+    """The indices of the columns whose every cell, in every row, is short."""
+    width = max((len(row) for row in rows), default=0)
+    return [column for column in range(width)
+            if all(column < len(row) and len(row[column].astext()) <= SHORT_CELL
+                   for row in rows)]
+
+
 def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Give each body cell of a prose table its column's name, for the phone layout."""
     if app.builder.format != "html":
@@ -172,6 +186,11 @@ def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> No
         names = [entry.astext() for entry in head.findall(nodes.entry)]
         colon = "：" if languages.is_chinese(app) else ": "
         table["classes"].append("cards-on-phone")
+        rows = [list(row.findall(nodes.entry)) for row in body.findall(nodes.row)]
+        for column in short_columns(rows):
+            for row in rows:
+                if column < len(row):
+                    row[column]["classes"].append("short-cell")
         for row in body.findall(nodes.row):
             for name, entry in zip(names, row.findall(nodes.entry), strict=False):
                 label = nodes.inline("", f"{name}{colon}", classes=["cell-label"])

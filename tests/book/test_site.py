@@ -291,6 +291,19 @@ def test_appendix_sections_follow_the_chapters_and_carry_no_notes_to_authors(
         assert not re.search(r"authors? (add|should|write)", page, re.IGNORECASE), name
 
 
+def test_a_column_of_short_cells_is_marked_to_stay_on_one_line(site: Path) -> None:
+    # The claims page's verdicts sit beside long explanations; unmarked, a wide screen squeezed
+    # the Chinese verdicts to one character a line. Every verdict cell is marked, no Why cell is.
+    for edition in ("", "zh_CN/", "zh_TW/"):
+        page = soup(site / f"{edition}book/appendix/common_claims.html")
+        tables = [t for t in page.find_all("table") if len(t.find("thead").find_all("th")) == 4]
+        assert len(tables) >= 7, edition
+        for table in tables:
+            for row in table.find("tbody").find_all("tr"):
+                marked = ["short-cell" in td.get("class", []) for td in row.find_all("td")]
+                assert marked[:3] == [False, True, False], (edition, row.get_text()[:80])
+
+
 # ---- what pages load ----------------------------------------------------------------------------
 
 
