@@ -191,8 +191,8 @@ def _label_table_cells(app: Sphinx, doctree: nodes.document, docname: str) -> No
             for row in rows:
                 if column < len(row):
                     row[column]["classes"].append("short-cell")
-        for row in body.findall(nodes.row):
-            for name, entry in zip(names, row.findall(nodes.entry), strict=False):
+        for row in rows:
+            for name, entry in zip(names, row, strict=False):
                 label = nodes.inline("", f"{name}{colon}", classes=["cell-label"])
                 first = entry.children[0] if entry.children else None
                 if isinstance(first, nodes.paragraph):
