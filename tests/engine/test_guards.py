@@ -156,3 +156,23 @@ def test_shared_tuples_follow_a_replaced_cache(monkeypatch):
     assert y.grad_fn._output_meta in fresh
     assert fresh[y.grad_fn._output_meta] is y.grad_fn._output_meta
     assert y.grad_fn._output_meta is z.grad_fn._output_meta
+
+
+def test_shared_flags_and_numbers_stay_apart():
+    """``(False, True) == (0, 1)`` in Python, with the same hash: a cache shared by both kinds
+    of tuple handed a node's edges the flags of another node (``(UnbindBackward0, False)``
+    where torch prints ``0``). The types printed are torch's, whichever came first."""
+
+    def program(t):
+        t.ones(2) * t.ones(2, requires_grad=True)  # flags (False, True) on miniautograd
+        first, second = (t.ones(2, requires_grad=True) * 1.0).unbind()
+        pairs = (first * second).grad_fn.next_functions
+        alone = (second * 2.0).grad_fn  # flags (True, False), numbers (1, 0)
+        return ([type(number).__name__ for _, number in pairs],
+                [type(number).__name__ for _, number in alone.next_functions])
+
+    same_on_both(program)
+    first, second = (mini.ones(2, requires_grad=True) * 1.0).unbind()
+    node = (first * second).grad_fn  # numbers (0, 1) first, then flags (True, True)
+    assert [type(flag) for flag in (second * 2.0).grad_fn.needs_input_grad] == [bool, bool]
+    assert [type(flag) for flag in node.needs_input_grad] == [bool, bool]

@@ -111,16 +111,20 @@ class Op(Function):
 # Speed: one tuple object for each value a node keeps (``(True, False)``, ``(0, 0)``, a shape
 # and dtype). Sharing them leaves Python's garbage collector far fewer objects to look through
 # while a graph grows: measured, the 100,000-deep chain runs ~20% faster. Bounded, so that a
-# program with ever new shapes does not grow it without end.
+# program with ever new shapes does not grow it without end. The flags (``needs_input_grad``)
+# have a dict of their own: ``(False, True) == (0, 1)`` with the same hash, so one dict would
+# hand a node's edges another node's flags, printed ``(node, False)`` where torch prints 0.
 _SHARED: dict[tuple, tuple] = {}
+_SHARED_FLAGS: dict[tuple, tuple] = {}
 _SHARED_LIMIT = 2**16
 
 
-def _share(value: tuple) -> tuple:
-    """``value`` from now on shared (see ``_SHARED``); called the first time it is seen."""
-    if len(_SHARED) >= _SHARED_LIMIT:
-        _SHARED.clear()
-    _SHARED[value] = value
+def _share(cache: dict[tuple, tuple], value: tuple) -> tuple:
+    """``value`` from now on shared in ``cache`` (see ``_SHARED``); called the first time it
+    is seen there."""
+    if len(cache) >= _SHARED_LIMIT:
+        cache.clear()
+    cache[value] = value
     return value
 
 
@@ -167,17 +171,18 @@ def fast_apply(cls: type[Op]) -> Callable[..., Tensor]:
                 mark_views((out,), inputs[0])
             return out
         needs, numbers = tuple(needs), tuple(numbers)
-        # One object for each value (see _SHARED): the module's dict, read when the op runs
-        # (not a method of it kept here), so that a dict put in its place is the one used.
-        ctx.needs_input_grad = _SHARED.get(needs) or _share(needs)
+        # One object for each value (see _SHARED): the module's dicts, read when the op runs
+        # (not a method of one kept here), so that a dict put in its place is the one used.
+        ctx.needs_input_grad = _SHARED_FLAGS.get(needs) or _share(_SHARED_FLAGS, needs)
         ctx._seq = next_sequence_nr()
         if ANOMALY.enabled:
             ctx._forward_trace = forward_trace()
-        ctx._next_nodes, ctx._next_nrs = tuple(nodes), _SHARED.get(numbers) or _share(numbers)
+        ctx._next_nodes = tuple(nodes)
+        ctx._next_nrs = _SHARED.get(numbers) or _share(_SHARED, numbers)
         out = Tensor._make(forward(ctx, *inputs, **params), True, ctx)
         data = out._data  # numpy hands back a scalar for a 0-d result; _make made it an array
         meta = ((data.shape, data.dtype),)
-        ctx._output_meta = _SHARED.get(meta) or _share(meta)
+        ctx._output_meta = _SHARED.get(meta) or _share(_SHARED, meta)
         if saves_result:
             saved = ctx._result = SavedTensor(out)
             saved._as_output(out)
