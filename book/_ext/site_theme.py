@@ -105,12 +105,15 @@ BREAK_AFTER = re.compile(r"([._(])(?=[^\s<])")
 
 
 SHORT_HYPHENATED = 32  # characters: `max-autotune-no-cudagraphs` fits a phone's line whole
+# One word of inline code as docutils writes it, with a hyphen inside or at its start.
+HYPHENATED_WORD = re.compile(r'<span class="pre">([^<\s]*-[^<\s]+)</span>')
 
 
 def breakable_code(html: str) -> str:
     """``<wbr>`` after every ``.``, ``_`` and ``(`` inside inline code (not at its end); a
     short hyphenated name without spaces is kept whole (a browser would break it after the
-    hyphen, mid-name)."""
+    hyphen, mid-name), and so is a short hyphenated word of code with spaces (the ``-=`` of
+    ``w -= lr * w.grad``)."""
 
     def code(match: re.Match[str]) -> str:
         text = TAG_OR_TEXT.sub(lambda m: m.group(2) or "", match.group(2))
@@ -118,8 +121,12 @@ def breakable_code(html: str) -> str:
         if "-" in text and not any(c.isspace() for c in text) and len(text) <= SHORT_HYPHENATED:
             opening = opening.replace('class="docutils literal notranslate"',
                                       'class="docutils literal notranslate nobreak"')
+        inner = HYPHENATED_WORD.sub(
+            lambda m: m.group(0) if len(m.group(1)) > SHORT_HYPHENATED
+            else f'<span class="pre nobreak">{m.group(1)}</span>', match.group(2)
+        )
         inner = TAG_OR_TEXT.sub(
-            lambda m: m.group(1) or BREAK_AFTER.sub(r"\1<wbr>", m.group(2)), match.group(2)
+            lambda m: m.group(1) or BREAK_AFTER.sub(r"\1<wbr>", m.group(2)), inner
         )
         return opening + inner + match.group(3)
 

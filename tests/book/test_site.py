@@ -419,6 +419,20 @@ def test_a_short_hyphenated_name_in_inline_code_is_kept_whole() -> None:
         assert "nobreak" not in site_theme.breakable_code(code(text)), text
 
 
+def test_a_hyphenated_word_of_code_with_spaces_is_kept_whole() -> None:
+    """`w -= lr * w.grad` broke between "-" and "=" in a Chinese table cell at 1366 px."""
+    html = ('<code class="docutils literal notranslate"><span class="pre">w</span> '
+            '<span class="pre">-=</span> <span class="pre">lr</span></code>')
+    assert site_theme.breakable_code(html) == (
+        '<code class="docutils literal notranslate"><span class="pre">w</span> '
+        '<span class="pre nobreak">-=</span> <span class="pre">lr</span></code>'
+    )
+    long_word = "x" * 20 + "-" + "y" * 20
+    assert "nobreak" not in site_theme.breakable_code(
+        f'<code class="docutils literal notranslate"><span class="pre">a</span> '
+        f'<span class="pre">{long_word}</span></code>')
+
+
 def test_controls_are_renamed_to_hold_the_text_they_show() -> None:
     """myst-nb's folds, the stepper's "prev" button and the theme's search button: the
     markup each is renamed from is the markup the build meets (the browser test's axe check
