@@ -408,29 +408,28 @@ def test_inline_code_may_break_after_a_dot_an_underscore_or_a_parenthesis_only()
     )
 
 
+def inline_code(*words: str) -> str:
+    """Inline code as docutils writes it: one ``<span class="pre">`` per word, spaces between."""
+    spans = " ".join(f'<span class="pre">{word}</span>' for word in words)
+    return f'<code class="docutils literal notranslate">{spans}</code>'
+
+
 def test_a_short_hyphenated_name_in_inline_code_is_kept_whole() -> None:
     """A browser breaks `max-autotune` after its hyphen; a long code span still wraps."""
-    def code(text: str) -> str:
-        return f'<code class="docutils literal notranslate"><span class="pre">{text}</span></code>'
-
-    kept = site_theme.breakable_code(code("max-autotune"))
+    kept = site_theme.breakable_code(inline_code("max-autotune"))
     assert kept.startswith('<code class="docutils literal notranslate nobreak">')
     for text in ("torch.no_grad()", "a - b", "x" * 20 + "-" + "y" * 20):
-        assert "nobreak" not in site_theme.breakable_code(code(text)), text
+        assert "nobreak" not in site_theme.breakable_code(inline_code(text)), text
 
 
 def test_a_hyphenated_word_of_code_with_spaces_is_kept_whole() -> None:
     """`w -= lr * w.grad` broke between "-" and "=" in a Chinese table cell at 1366 px."""
-    html = ('<code class="docutils literal notranslate"><span class="pre">w</span> '
-            '<span class="pre">-=</span> <span class="pre">lr</span></code>')
-    assert site_theme.breakable_code(html) == (
+    assert site_theme.breakable_code(inline_code("w", "-=", "lr")) == (
         '<code class="docutils literal notranslate"><span class="pre">w</span> '
         '<span class="pre nobreak">-=</span> <span class="pre">lr</span></code>'
     )
     long_word = "x" * 20 + "-" + "y" * 20
-    assert "nobreak" not in site_theme.breakable_code(
-        f'<code class="docutils literal notranslate"><span class="pre">a</span> '
-        f'<span class="pre">{long_word}</span></code>')
+    assert "nobreak" not in site_theme.breakable_code(inline_code("a", long_word))
 
 
 def test_controls_are_renamed_to_hold_the_text_they_show() -> None:
