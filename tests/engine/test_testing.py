@@ -9,7 +9,7 @@ import torch as pytorch
 from helpers import assert_same_tensor
 
 import miniautograd as mini
-from miniautograd.testing import TOLERANCES, compare_with_torch
+from miniautograd.testing import TOLERANCES, compare_with_torch, rebound
 
 X = [0.5, -1.25, 2.0]
 
@@ -47,3 +47,29 @@ def test_compare_with_torch_reports_values_gradients_and_graph():
     assert report and report.same_graph
     assert [row.name for row in report.rows] == ["output", "grad input 0"]
     assert "verdict: agree (atol=1e-10, rtol=1e-07)" in repr(report)
+
+
+def train_step():
+    """Code written for torch, as a notebook writes it: it reads the global name `torch`."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)  # noqa: F821 (bound by the test below)
+    (x * x).sum().backward()
+    return x.grad
+
+
+def test_rebound_runs_torch_code_on_miniautograd_and_puts_the_names_back_even_after_an_error():
+    namespace = train_step.__globals__
+    namespace["torch"] = pytorch
+    try:
+        assert isinstance(train_step(), pytorch.Tensor)
+        with rebound(namespace, torch=mini):
+            grad = train_step()
+        assert isinstance(grad, mini.Tensor) and grad.tolist() == [2.0, 4.0]
+        assert namespace["torch"] is pytorch
+        with pytest.raises(ZeroDivisionError), rebound(namespace, torch=mini):
+            1 / 0
+        assert namespace["torch"] is pytorch
+        with pytest.raises(NameError, match="not_there"), rebound(namespace, not_there=1):
+            pass
+        assert "not_there" not in namespace
+    finally:
+        del namespace["torch"]

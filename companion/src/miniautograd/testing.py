@@ -5,13 +5,15 @@ tensors built from the same numbers, backpropagates the same output weighting th
 and reports the largest differences of the outputs and of every input's gradient.
 ``TOLERANCES`` is how near two results must be to count as the same, here and in the
 package's own tests (``tests/engine/helpers.py``, ``check_op``); ``close`` is the comparison.
+``rebound`` runs code written for torch on miniautograd unchanged, by rebinding its names.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +122,24 @@ def _difference(name: str, mine: Any, theirs: Any, atol: float, rtol: float) -> 
     max_abs = float(diff.max()) if diff.size else 0.0
     max_rel = float((diff / np.maximum(np.abs(b), 1e-300)).max()) if diff.size else 0.0
     return Difference(name, a.shape, max_abs, max_rel, bool(close(a, b, rtol, atol).all()))
+
+
+@contextlib.contextmanager
+def rebound(namespace: MutableMapping[str, Any], **names: Any) -> Iterator[None]:
+    """Inside the block, these names of ``namespace`` (a notebook's ``globals()``) stand for
+    other objects, and afterwards for what they stood for before, even if the block raised:
+    ``with rebound(globals(), torch=miniautograd): train()`` runs ``train``, written for torch,
+    on miniautograd without a second copy of it."""
+    missing = sorted(set(names) - set(namespace))
+    if missing:
+        raise NameError(f"rebound: {', '.join(missing)} not defined in this namespace; define "
+                       "the name first (rebound only replaces names for the block)")
+    saved = {name: namespace[name] for name in names}
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        namespace.update(saved)
 
 
 def _call(fn: Callable, module: Any, tensors: list) -> Any:
