@@ -413,6 +413,54 @@ def test_save_for_backward_of_a_number_raises():
     raises_like_torch(program, "save_for_backward", "ctx.")
 
 
+@pytest.mark.parametrize("when", ["no input requires grad", "under no_grad()"])
+def test_save_for_backward_of_a_number_passes_when_nothing_records(when):
+    """torch checks what save_for_backward got only when the call is recorded."""
+
+    def program(t):
+        class SavesNumber(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(3)
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        if when == "under no_grad()":
+            with t.no_grad():
+                return SavesNumber.apply(leaf(t)).requires_grad
+        return SavesNumber.apply(t.tensor([1.0, 2.0])).requires_grad
+
+    same_on_both(program)
+
+
+def test_needs_input_grad_under_no_grad_says_what_requires_grad():
+    """Under no_grad() nothing records, yet torch's needs_input_grad still says which inputs
+    require grad; and nothing is saved (a saved_tensors_hooks pack does not run)."""
+
+    def program(t):
+        seen, packed = [], []
+
+        class Needs(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                seen.append(ctx.needs_input_grad)
+                ctx.save_for_backward(x)
+                return x * y
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad, grad
+
+        with t.no_grad(), t.autograd.graph.saved_tensors_hooks(
+                lambda x: packed.append(1) or x, lambda x: x):
+            out = Needs.apply(leaf(t), t.tensor([1.0, 2.0, 3.0]))
+        return seen, packed, out.requires_grad
+
+    same_on_both(program)
+
 # ---- a Function that saves its own outputs -----------------------------------------------------
 
 

@@ -190,11 +190,22 @@ class BackwardFunction(Node):
     _dirty: tuple[Tensor, ...] = ()
     _non_differentiable: tuple[Tensor, ...] = ()
     needs_input_grad: tuple[bool, ...] = ()
+    _recorded = True  # False for a Function called with grad mode off or no input needing it
     materialize_grads = True
     _runs_without_gradients = True  # backward gets zeros (or None, without materialize_grads)
 
+    def _unrecorded(self, inputs: tuple) -> None:
+        """A Function called with grad mode off or with no input that requires grad: as in
+        torch, ``needs_input_grad`` still says which inputs require grad, and
+        ``save_for_backward`` neither checks nor keeps anything."""
+        self.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
+                                       for a in inputs])
+        self._recorded = False
+
     # ---- what forward may call -------------------------------------------------------------
     def save_for_backward(self, *tensors: Tensor | None) -> None:
+        if not self._recorded:  # torch checks and keeps them only for a recorded call
+            return
         for index, tensor in enumerate(tensors):
             if tensor is not None and not isinstance(tensor, Tensor):
                 raise TypeError(

@@ -86,6 +86,8 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = cls._backward_cls()
         tracked = collect_next_edges(ctx, args)
+        if not tracked:
+            ctx._unrecorded(args)
         with no_grad():  # forward's own tensor operations are not recorded
             if cls.setup_context is not Function.setup_context:
                 result = cls.forward(*args, **kwargs)
