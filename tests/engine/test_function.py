@@ -396,19 +396,26 @@ def test_gradient_of_another_dtype_is_cast():
     same_on_both(program)
 
 
+def saves_a_number(t):
+    """A Function whose forward hands save_for_backward a Python number."""
+
+    class SavesNumber(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(3)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    return SavesNumber
+
+
 def test_save_for_backward_of_a_number_raises():
     def program(t):
-        class SavesNumber(t.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(3)
-                return x * 1
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad
-
-        SavesNumber.apply(leaf(t))
+        saves_number = saves_a_number(t)
+        saves_number.apply(leaf(t))
 
     raises_like_torch(program, "save_for_backward", "ctx.")
 
@@ -418,20 +425,11 @@ def test_save_for_backward_of_a_number_passes_when_nothing_records(when):
     """torch checks what save_for_backward got only when the call is recorded."""
 
     def program(t):
-        class SavesNumber(t.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(3)
-                return x * 1
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad
-
+        saves_number = saves_a_number(t)
         if when == "under no_grad()":
             with t.no_grad():
-                return SavesNumber.apply(leaf(t)).requires_grad
-        return SavesNumber.apply(t.tensor([1.0, 2.0])).requires_grad
+                return saves_number.apply(leaf(t)).requires_grad
+        return saves_number.apply(t.tensor([1.0, 2.0])).requires_grad
 
     same_on_both(program)
 
